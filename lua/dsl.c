@@ -1,0 +1,776 @@
+/* dsl.c — the declarations of a tuning script (target, matmul, space, tune):
+ * each validates its table at once and fails with "file:line: fn: message". */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "internal.h"
+
+#define NAME_MAX_LEN 40   /* matmul and target names go into CSV files */
+
+static const char *const known_measures[] = {"model", "sim", "host", "command", NULL};
+static const char *const known_searches[] = {"model", "exhaustive", "random", "anneal", NULL};
+
+/* ---- errors and locations ---- */
+
+static ls_script *script_of(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, LS_SCRIPT);
+    ls_script *s = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    return s;
+}
+
+/* "file:line" of the nearest Lua caller with a line into buf. */
+void ls_where_here(lua_State *L, char buf[LS_WHERE_MAX])
+{
+    lua_Debug ar;
+    for (int level = 1; lua_getstack(L, level, &ar); level++) {
+        if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
+            snprintf(buf, LS_WHERE_MAX, "%s:%d", ar.short_src, ar.currentline);
+            return;
+        }
+    }
+    ls_script *s = script_of(L);
+    snprintf(buf, LS_WHERE_MAX, "%s", s && s->path ? s->path : "");
+}
+
+/* Raises a DSL error "file:line: fn: message"; never returns. */
+int ls_fail(lua_State *L, const char *fn, const char *fmt, ...)
+{
+    char msg[1024], where[LS_WHERE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    ls_where_here(L, where);
+    lua_createtable(L, 0, 1);
+    lua_pushfstring(L, "%s%s%s%s%s", where, where[0] ? ": " : "", fn ? fn : "",
+                    fn ? ": " : "", msg);
+    lua_setfield(L, -2, "message");
+    luaL_setmetatable(L, LS_DSL_ERROR);
+    lua_error(L);
+    abort(); /* lua_error does not return */
+}
+
+/* True (with its text in *msg) if the value at idx is a DSL error. */
+bool ls_is_dsl_error(lua_State *L, int idx, const char **msg)
+{
+    idx = lua_absindex(L, idx);
+    if (lua_type(L, idx) != LUA_TTABLE || !lua_getmetatable(L, idx))
+        return false;
+    luaL_getmetatable(L, LS_DSL_ERROR);
+    bool is = lua_rawequal(L, -1, -2);
+    lua_pop(L, 2);
+    if (is) {
+        lua_getfield(L, idx, "message");
+        /* The string stays alive as long as the error object does. */
+        *msg = lua_isstring(L, -1) ? lua_tostring(L, -1) : "(DSL error)";
+        lua_pop(L, 1);
+    }
+    return is;
+}
+
+static int dsl_error_tostring(lua_State *L)
+{
+    lua_getfield(L, 1, "message");
+    return 1;
+}
+
+/* Optimal string alignment distance (edits plus adjacent swaps). */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    size_t d[33][33];
+    if (la > 32 || lb > 32)
+        return (size_t)-1;
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[la][lb];
+}
+
+/* The candidate within edit distance 2 of word (closest first), or NULL. */
+const char *ls_suggest(const char *word, const char *const *cands, size_t n)
+{
+    const char *best = NULL;
+    size_t best_d = 3, len = strlen(word);
+    for (size_t i = 0; i < n; i++) {
+        size_t d = edit_distance(word, cands[i]);
+        if (d < best_d && d < len) {
+            best = cands[i];
+            best_d = d;
+        }
+    }
+    return best;
+}
+
+/* ---- table checks ---- */
+
+static size_t count(const char *const *list)
+{
+    size_t n = 0;
+    while (list && list[n])
+        n++;
+    return n;
+}
+
+static bool in_list(const char *const *list, const char *name)
+{
+    for (size_t i = 0; list && list[i]; i++)
+        if (strcmp(list[i], name) == 0)
+            return true;
+    return false;
+}
+
+static void expect_one_arg(lua_State *L, const char *fn)
+{
+    if (lua_gettop(L) != 1)
+        ls_fail(L, fn, "expected one argument, got %d", lua_gettop(L));
+}
+
+/* Checks that argument 1 is a table whose keys are all in `keys`; the
+ * alphabetically first unknown key is reported, so errors are stable. */
+static void check_keys(lua_State *L, const char *fn, const char *const *keys)
+{
+    if (!lua_istable(L, 1))
+        ls_fail(L, fn, "argument must be a table");
+    char unknown[128] = "";
+    bool have_unknown = false;
+    lua_pushnil(L);
+    while (lua_next(L, 1)) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) != LUA_TSTRING) {
+            char d[64];
+            ls_fail(L, fn, "unexpected key %s (write name = value)", ls_describe(L, -1, d, sizeof d));
+        }
+        const char *k = lua_tostring(L, -1);
+        if (!in_list(keys, k) && (!have_unknown || strcmp(k, unknown) < 0)) {
+            snprintf(unknown, sizeof unknown, "%s", k);
+            have_unknown = true;
+        }
+    }
+    if (have_unknown) {
+        const char *hint = ls_suggest(unknown, keys, count(keys));
+        if (hint)
+            ls_fail(L, fn, "unknown key '%s' (did you mean '%s'?)", unknown, hint);
+        ls_fail(L, fn, "unknown key '%s'", unknown);
+    }
+}
+
+/* Pushes field `key` of argument 1; true if it is not nil. */
+static bool get(lua_State *L, const char *key)
+{
+    return lua_getfield(L, 1, key) != LUA_TNIL;
+}
+
+static bool valid_name(const char *s, size_t len)
+{
+    if (len < 1 || len > NAME_MAX_LEN)
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.' || c == '-'))
+            return false;
+    }
+    return true;
+}
+
+/* The string on the top of the stack, checked as a name for CSV files. */
+static const char *top_name(lua_State *L, const char *fn, const char *key)
+{
+    if (lua_type(L, -1) != LUA_TSTRING)
+        ls_fail(L, fn, "'%s' must be a string", key);
+    size_t len;
+    const char *v = lua_tolstring(L, -1, &len);
+    if (!valid_name(v, len))
+        ls_fail(L, fn, "%s '%.60s' must be 1 to %d characters from A-Z a-z 0-9 _ . -", key, v,
+                NAME_MAX_LEN);
+    return v;
+}
+
+/* Positive integer on the top of the stack, at most max. */
+static lua_Integer top_positive(lua_State *L, const char *fn, const char *key, lua_Integer max)
+{
+    lua_Integer v;
+    if (!ls_get_int(L, -1, &v) || v < 1)
+        ls_fail(L, fn, "'%s' must be a positive integer", key);
+    if (v > max)
+        ls_fail(L, fn, "'%s' must be at most %lld", key, (long long)max);
+    return v;
+}
+
+/* Joins names as "a, b, c" into buf; "command" is shown as {command = ...}. */
+static const char *join(const char *const *names, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; names && names[i] && used < len; i++) {
+        const char *shown = strcmp(names[i], "command") == 0 ? "{command = ...}" : names[i];
+        int w = snprintf(buf + used, len - used, "%s%s", i ? ", " : "", shown);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+    return buf;
+}
+
+/* Reads a string or a list of strings at the top of the stack, each one of
+ * the names name(0), name(1), ...; stores the distinct values in user order
+ * in out (room for every name) and returns how many. */
+static int enum_list(lua_State *L, const char *fn, const char *key,
+                     int (*parse)(const char *), const char *(*name)(int), int *out)
+{
+    int idx = lua_gettop(L);
+    size_t n = 1;
+    bool single = lua_type(L, idx) == LUA_TSTRING;
+    if (!single) {
+        if (!lua_istable(L, idx))
+            ls_fail(L, fn, "'%s' must be a string or a list of strings", key);
+        n = ls_list_len(L, idx, fn, key);
+        if (n == 0)
+            ls_fail(L, fn, "'%s' is empty", key);
+    }
+    int nout = 0;
+    for (size_t i = 1; i <= n; i++) {
+        if (single)
+            lua_pushvalue(L, idx);
+        else
+            lua_rawgeti(L, idx, (lua_Integer)i);
+        if (lua_type(L, -1) != LUA_TSTRING) {
+            char d[64];
+            ls_fail(L, fn, "'%s' must hold strings (item %zu is %s)", key, i,
+                    ls_describe(L, -1, d, sizeof d));
+        }
+        const char *v = lua_tostring(L, -1);
+        int e = parse(v);
+        if (e < 0) {
+            const char *names[8];
+            int k = 0;
+            while (k < 7 && name(k))
+                names[k] = name(k), k++;
+            names[k] = NULL;
+            char allowed[128];
+            ls_fail(L, fn, "%s '%.60s' is not one of %s", key, v, join(names, allowed, sizeof allowed));
+        }
+        bool seen = false;
+        for (int j = 0; j < nout; j++)
+            seen |= out[j] == e;
+        if (!seen)
+            out[nout++] = e;
+        lua_pop(L, 1);
+    }
+    return nout;
+}
+
+/* ---- target ---- */
+
+static int l_target(lua_State *L)
+{
+    ls_script *s = script_of(L);
+    char where[LS_WHERE_MAX], err[LS_ERR_MAX];
+    expect_one_arg(L, "target");
+    ls_where_here(L, where);
+    if (s->have_target)
+        ls_fail(L, "target", "declared twice (first at %s)", s->target_where);
+    sp_target t;
+    memset(&t, 0, sizeof t);
+    if (lua_type(L, 1) == LUA_TSTRING) {
+        if (!ls_builtin_read(L, lua_tostring(L, 1), &t, err, sizeof err))
+            ls_fail(L, "target", "%s", err);
+    } else if (lua_istable(L, 1)) {
+        int base_type = lua_getfield(L, 1, "base");
+        if (base_type != LUA_TNIL) {
+            if (base_type != LUA_TSTRING)
+                ls_fail(L, "target", "'base' must be a string");
+            const char *base = lua_tostring(L, -1);
+            if (!ls_builtin_read(L, base, &t, err, sizeof err))
+                ls_fail(L, "target", "%s", err);
+            snprintf(t.name, sizeof t.name, "%.40s-custom", base);
+            if (!ls_target_read(L, 1, &t, false, "base", err, sizeof err))
+                ls_fail(L, "target", "%s", err);
+        } else if (!ls_target_read(L, 1, &t, true, NULL, err, sizeof err)) {
+            ls_fail(L, "target", "%s", err);
+        }
+    } else {
+        ls_fail(L, "target", "argument must be a string or a table");
+    }
+    if (!sp_target_check(&t, err, sizeof err))
+        ls_fail(L, NULL, "%s", err);
+    s->target = t;
+    s->have_target = true;
+    memcpy(s->target_where, where, sizeof where);
+    return 0;
+}
+
+/* ---- matmul ---- */
+
+/* Checks shape i at the top of the stack; fills M, N, K and batch (0 when
+ * the shape has no 4th item). */
+static void read_shape(lua_State *L, size_t i, int64_t dims[4])
+{
+    int idx = lua_gettop(L);
+    size_t n = lua_istable(L, idx) ? (size_t)lua_rawlen(L, idx) : 0;
+    bool ok = n == 3 || n == 4;
+    dims[3] = 0;
+    for (size_t j = 1; ok && j <= n; j++) {
+        lua_Integer v;
+        lua_rawgeti(L, idx, (lua_Integer)j);
+        ok = ls_get_int(L, -1, &v) && v >= 1;
+        lua_pop(L, 1);
+        if (ok && v > LS_VALUE_MAX)
+            ls_fail(L, "matmul", "shape %zu: %lld is larger than the largest dimension %d", i,
+                    (long long)v, LS_VALUE_MAX);
+        if (ok)
+            dims[j - 1] = v;
+    }
+    if (ok) {
+        /* No keys other than 1..n. */
+        lua_pushnil(L);
+        while (ok && lua_next(L, idx)) {
+            lua_Integer k;
+            lua_pop(L, 1);
+            ok = ls_get_int(L, -1, &k) && k >= 1 && (size_t)k <= n;
+        }
+        if (!ok)
+            lua_pop(L, 1);
+    }
+    if (!ok)
+        ls_fail(L, "matmul",
+                "shape %zu must be {M, N, K} or {M, N, K, batch} of positive integers", i);
+}
+
+static int l_matmul(lua_State *L)
+{
+    static const char *const keys[] = {"name", "shapes", "dtype", "batch", NULL};
+    ls_script *s = script_of(L);
+    char where[LS_WHERE_MAX];
+    expect_one_arg(L, "matmul");
+    ls_where_here(L, where);
+    check_keys(L, "matmul", keys);
+
+    if (!get(L, "name"))
+        ls_fail(L, "matmul", "'name' is missing");
+    const char *name = top_name(L, "matmul", "name");
+
+    int dtype = SP_FP16;
+    if (get(L, "dtype")) {
+        if (lua_type(L, -1) != LUA_TSTRING)
+            ls_fail(L, "matmul", "'dtype' must be a string");
+        dtype = sp_dtype_parse(lua_tostring(L, -1));
+        if (dtype < 0) {
+            const char *names[SP_NDTYPE + 1];
+            for (int d = 0; d < SP_NDTYPE; d++)
+                names[d] = sp_dtype_name(d);
+            names[SP_NDTYPE] = NULL;
+            char allowed[128];
+            ls_fail(L, "matmul", "dtype '%.60s' is not one of %s", lua_tostring(L, -1),
+                    join(names, allowed, sizeof allowed));
+        }
+    }
+    lua_pop(L, 1);
+
+    lua_Integer batch = 1;
+    if (get(L, "batch"))
+        batch = top_positive(L, "matmul", "batch", LS_VALUE_MAX);
+    lua_pop(L, 1);
+
+    if (!get(L, "shapes"))
+        ls_fail(L, "matmul", "'shapes' is missing");
+    int shapes = lua_gettop(L);
+    if (!lua_istable(L, shapes))
+        ls_fail(L, "matmul", "'shapes' must be a list of {M, N, K}");
+    /* shapes = {M, N, K} stands for one shape. */
+    lua_rawgeti(L, shapes, 1);
+    bool single = lua_type(L, -1) == LUA_TNUMBER;
+    lua_pop(L, 1);
+    size_t n = single ? 1 : ls_list_len(L, shapes, "matmul", "shapes");
+    if (n == 0)
+        ls_fail(L, "matmul", "'shapes' is empty");
+
+    /* Validate everything before touching s. */
+    for (size_t i = 1; i <= n; i++) {
+        int64_t dims[4];
+        if (single)
+            lua_pushvalue(L, shapes);
+        else
+            lua_rawgeti(L, shapes, (lua_Integer)i);
+        read_shape(L, i, dims);
+        lua_pop(L, 1);
+    }
+    if (s->nproblems + n > s->cap) {
+        size_t cap = s->cap ? s->cap : 8;
+        while (cap < s->nproblems + n)
+            cap *= 2;
+        sp_problem *p = realloc(s->problems, cap * sizeof *p);
+        if (!p)
+            return luaL_error(L, "not enough memory");
+        s->problems = p;
+        char (*w)[LS_WHERE_MAX] = realloc(s->problem_where, cap * sizeof *w);
+        if (!w)
+            return luaL_error(L, "not enough memory");
+        s->problem_where = w;
+        s->cap = cap;
+    }
+    for (size_t i = 1; i <= n; i++) {
+        int64_t dims[4];
+        if (single)
+            lua_pushvalue(L, shapes);
+        else
+            lua_rawgeti(L, shapes, (lua_Integer)i);
+        read_shape(L, i, dims);
+        lua_pop(L, 1);
+        sp_problem *p = &s->problems[s->nproblems];
+        memset(p, 0, sizeof *p);
+        snprintf(p->name, sizeof p->name, "%s", name);
+        p->dtype = (sp_dtype)dtype;
+        p->M = dims[0];
+        p->N = dims[1];
+        p->K = dims[2];
+        p->batch = dims[3] ? dims[3] : batch;
+        memcpy(s->problem_where[s->nproblems], where, sizeof where);
+        s->nproblems++;
+    }
+    return 0;
+}
+
+/* ---- space ---- */
+
+/* Frees the space of s and sets the defaults; false when out of memory. */
+bool ls_space_reset(ls_script *s)
+{
+    sp_space *sp = &s->space;
+    ls_axis_free(&sp->m);
+    ls_axis_free(&sp->n);
+    ls_axis_free(&sp->k);
+    ls_axis_free(&sp->cores);
+    if (s->constraint_ref != LUA_NOREF)
+        luaL_unref(s->L, LUA_REGISTRYINDEX, s->constraint_ref);
+    s->constraint_ref = LUA_NOREF;
+    s->constraint_where[0] = '\0';
+    for (int i = 0; i < SP_NSTRATEGY; i++)
+        sp->strategy[i] = true;
+    sp->double_buffer[0] = true;
+    sp->double_buffer[1] = false;
+    sp->split[0] = SP_SPLIT_M;
+    sp->nsplit = 1;
+    sp->cores.v = malloc(sizeof *sp->cores.v);
+    if (!sp->cores.v)
+        return false;
+    sp->cores.v[0] = 1;
+    sp->cores.n = 1;
+    return true;
+}
+
+static void read_double_buffer(lua_State *L, sp_space *sp)
+{
+    int idx = lua_gettop(L);
+    size_t n = 1;
+    bool single = lua_type(L, idx) == LUA_TBOOLEAN;
+    if (!single) {
+        if (!lua_istable(L, idx))
+            ls_fail(L, "space", "'double_buffer' must be a boolean or a list of booleans");
+        n = ls_list_len(L, idx, "space", "double_buffer");
+        if (n == 0)
+            ls_fail(L, "space", "'double_buffer' is empty");
+    }
+    bool allowed[2] = {false, false};
+    for (size_t i = 1; i <= n; i++) {
+        if (single)
+            lua_pushvalue(L, idx);
+        else
+            lua_rawgeti(L, idx, (lua_Integer)i);
+        if (lua_type(L, -1) != LUA_TBOOLEAN) {
+            char d[64];
+            ls_fail(L, "space", "'double_buffer' must hold booleans (item %zu is %s)", i,
+                    ls_describe(L, -1, d, sizeof d));
+        }
+        allowed[lua_toboolean(L, -1)] = true;
+        lua_pop(L, 1);
+    }
+    sp->double_buffer[0] = allowed[0];
+    sp->double_buffer[1] = allowed[1];
+}
+
+static int l_space(lua_State *L)
+{
+    static const char *const keys[] = {"strategy", "m", "n", "k", "double_buffer",
+                                       "cores", "split", "constraint", NULL};
+    ls_script *s = script_of(L);
+    char where[LS_WHERE_MAX];
+    expect_one_arg(L, "space");
+    ls_where_here(L, where);
+    if (s->have_space)
+        ls_fail(L, "space", "declared twice (first at %s)", s->space_where);
+    check_keys(L, "space", keys);
+    if (!ls_space_reset(s))
+        return luaL_error(L, "not enough memory");
+    sp_space *sp = &s->space;
+
+    if (get(L, "strategy")) {
+        int v[SP_NSTRATEGY];
+        int n = enum_list(L, "space", "strategy", sp_strategy_parse, sp_strategy_name, v);
+        for (int i = 0; i < SP_NSTRATEGY; i++)
+            sp->strategy[i] = false;
+        for (int i = 0; i < n; i++)
+            sp->strategy[v[i]] = true;
+    }
+    lua_pop(L, 1);
+
+    static const char *const axes[] = {"m", "n", "k", "cores"};
+    sp_axis *dst[] = {&sp->m, &sp->n, &sp->k, &sp->cores};
+    for (int a = 0; a < 4; a++) {
+        if (get(L, axes[a]))
+            ls_axis_read(L, -1, "space", axes[a], dst[a]);
+        lua_pop(L, 1);
+    }
+
+    if (get(L, "double_buffer"))
+        read_double_buffer(L, sp);
+    lua_pop(L, 1);
+
+    if (get(L, "split")) {
+        int v[SP_NSPLIT];
+        int n = enum_list(L, "space", "split", sp_split_parse, sp_split_name, v);
+        for (int i = 0; i < n; i++)
+            sp->split[i] = (sp_split)v[i];
+        sp->nsplit = n;
+    }
+    lua_pop(L, 1);
+
+    if (get(L, "constraint")) {
+        if (lua_type(L, -1) != LUA_TFUNCTION)
+            ls_fail(L, "space", "'constraint' must be a function");
+        lua_Debug ar;
+        lua_pushvalue(L, -1);
+        lua_getinfo(L, ">S", &ar);
+        if (ar.linedefined > 0)
+            snprintf(s->constraint_where, LS_WHERE_MAX, "%s:%d", ar.short_src, ar.linedefined);
+        else
+            memcpy(s->constraint_where, where, sizeof where);
+        s->constraint_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    } else {
+        lua_pop(L, 1);
+    }
+
+    s->have_space = true;
+    memcpy(s->space_where, where, sizeof where);
+    return 0;
+}
+
+/* ---- tune ---- */
+
+/* Replaces the owned string *slot by a copy of v. */
+static bool set_str(const char **slot, const char *v)
+{
+    char *copy = NULL;
+    if (v) {
+        copy = malloc(strlen(v) + 1);
+        if (!copy)
+            return false;
+        strcpy(copy, v);
+    }
+    free((char *)*slot);
+    *slot = copy;
+    return true;
+}
+
+static const char *first_or(const char *const *list, const char *dflt, const char *fallback)
+{
+    if (dflt)
+        return dflt;
+    return list && list[0] ? list[0] : fallback;
+}
+
+/* Frees the tune strings of s and sets the defaults; false when out of memory. */
+bool ls_tune_reset(ls_script *s)
+{
+    ls_tune *t = &s->tune;
+    const char *path = s->path ? s->path : "script.lua";
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t len = strlen(base);
+    if (len > 4 && strcmp(base + len - 4, ".lua") == 0)
+        len -= 4;
+    size_t room = len + sizeof "results/-table.csv";
+    char *results = malloc(room), *table = malloc(room);
+    bool ok = results && table;
+    if (ok) {
+        snprintf(results, room, "results/%.*s.csv", (int)len, base);
+        snprintf(table, room, "results/%.*s-table.csv", (int)len, base);
+    }
+    free((char *)t->results);
+    free((char *)t->table);
+    t->results = results;
+    t->table = table;
+    ok = set_str(&t->measure, first_or(s->opts.measures, s->opts.default_measure, "model")) && ok;
+    ok = set_str(&t->search, first_or(s->opts.searches, s->opts.default_search, "model")) && ok;
+    ok = set_str(&t->command, NULL) && ok;
+    t->budget = 32;
+    t->seed = 1;
+    t->timeout = 60;
+    return ok;
+}
+
+/* Checks name against the known and the available names of `what`. */
+static void check_available(lua_State *L, const char *what, const char *name,
+                            const char *const *known, const char *const *available)
+{
+    char list[256];
+    if (!in_list(known, name))
+        ls_fail(L, "tune", "%s '%.60s' is not one of %s", what, name, join(known, list, sizeof list));
+    if (!in_list(available, name))
+        ls_fail(L, "tune", "%s '%s' is not available in this build (available: %s)", what, name,
+                join(available, list, sizeof list));
+}
+
+static void read_measure(lua_State *L, ls_script *s)
+{
+    char list[256];
+    int idx = lua_gettop(L);
+    if (lua_type(L, idx) == LUA_TSTRING) {
+        const char *m = lua_tostring(L, idx);
+        /* "command" alone is not a measure: it needs its template. */
+        if (strcmp(m, "command") == 0)
+            ls_fail(L, "tune", "measure 'command' is not one of %s",
+                    join(known_measures, list, sizeof list));
+        check_available(L, "measure", m, known_measures, s->opts.measures);
+        if (!set_str(&s->tune.measure, m))
+            luaL_error(L, "not enough memory");
+        return;
+    }
+    if (!lua_istable(L, idx))
+        ls_fail(L, "tune", "'measure' must be a string or a table {command = ...}");
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        char d[64];
+        if (lua_type(L, -1) != LUA_TSTRING || strcmp(lua_tostring(L, -1), "command") != 0) {
+            static const char *const keys[] = {"measure.command"};
+            char dotted[128];
+            if (lua_type(L, -1) != LUA_TSTRING)
+                ls_fail(L, "tune", "unexpected key %s in 'measure' (write name = value)",
+                        ls_describe(L, -1, d, sizeof d));
+            snprintf(dotted, sizeof dotted, "measure.%.100s", lua_tostring(L, -1));
+            const char *hint = ls_suggest(dotted, keys, 1);
+            if (hint)
+                ls_fail(L, "tune", "unknown key '%s' (did you mean '%s'?)", dotted, hint);
+            ls_fail(L, "tune", "unknown key '%s'", dotted);
+        }
+    }
+    int type = lua_getfield(L, idx, "command");
+    if (type == LUA_TNIL)
+        ls_fail(L, "tune", "'measure.command' is missing");
+    if (type != LUA_TSTRING || lua_rawlen(L, -1) == 0)
+        ls_fail(L, "tune", "'measure.command' must be a non-empty string");
+    if (!in_list(s->opts.measures, "command"))
+        ls_fail(L, "tune", "measure {command = ...} is not available in this build (available: %s)",
+                join(s->opts.measures, list, sizeof list));
+    if (!set_str(&s->tune.command, lua_tostring(L, -1)) || !set_str(&s->tune.measure, "command"))
+        luaL_error(L, "not enough memory");
+    lua_pop(L, 1);
+}
+
+static void read_path(lua_State *L, const char *key, const char **slot)
+{
+    if (lua_type(L, -1) != LUA_TSTRING || lua_rawlen(L, -1) == 0)
+        ls_fail(L, "tune", "'%s' must be a non-empty string", key);
+    if (!set_str(slot, lua_tostring(L, -1)))
+        luaL_error(L, "not enough memory");
+}
+
+static int l_tune(lua_State *L)
+{
+    static const char *const keys[] = {"measure", "search", "budget", "results",
+                                       "table",   "seed",   "timeout", NULL};
+    ls_script *s = script_of(L);
+    char where[LS_WHERE_MAX];
+    expect_one_arg(L, "tune");
+    ls_where_here(L, where);
+    if (s->have_tune)
+        ls_fail(L, "tune", "declared twice (first at %s)", s->tune_where);
+    check_keys(L, "tune", keys);
+    if (!ls_tune_reset(s))
+        return luaL_error(L, "not enough memory");
+    ls_tune *t = &s->tune;
+
+    if (get(L, "measure"))
+        read_measure(L, s);
+    lua_pop(L, 1);
+
+    if (get(L, "search")) {
+        if (lua_type(L, -1) != LUA_TSTRING)
+            ls_fail(L, "tune", "'search' must be a string");
+        check_available(L, "search", lua_tostring(L, -1), known_searches, s->opts.searches);
+        if (!set_str(&t->search, lua_tostring(L, -1)))
+            return luaL_error(L, "not enough memory");
+    }
+    lua_pop(L, 1);
+
+    if (get(L, "budget"))
+        t->budget = (int)top_positive(L, "tune", "budget", 1000000000);
+    lua_pop(L, 1);
+
+    if (get(L, "seed")) {
+        lua_Integer v;
+        if (!ls_get_int(L, -1, &v) || v < 0)
+            ls_fail(L, "tune", "'seed' must be a non-negative integer");
+        t->seed = (unsigned long)v;
+    }
+    lua_pop(L, 1);
+
+    if (get(L, "timeout")) {
+        double v = lua_type(L, -1) == LUA_TNUMBER ? (double)lua_tonumber(L, -1) : NAN;
+        if (!(v > 0) || !isfinite(v))
+            ls_fail(L, "tune", "'timeout' must be a positive number");
+        t->timeout = v;
+    }
+    lua_pop(L, 1);
+
+    if (get(L, "results"))
+        read_path(L, "results", &t->results);
+    lua_pop(L, 1);
+    if (get(L, "table"))
+        read_path(L, "table", &t->table);
+    lua_pop(L, 1);
+
+    s->have_tune = true;
+    memcpy(s->tune_where, where, sizeof where);
+    return 0;
+}
+
+/* Installs target, matmul, space, tune and the DSL error metatable. */
+void ls_dsl_install(lua_State *L)
+{
+    luaL_newmetatable(L, LS_DSL_ERROR);
+    lua_pushcfunction(L, dsl_error_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pop(L, 1);
+    lua_pushcfunction(L, l_target);
+    lua_setglobal(L, "target");
+    lua_pushcfunction(L, l_matmul);
+    lua_setglobal(L, "matmul");
+    lua_pushcfunction(L, l_space);
+    lua_setglobal(L, "space");
+    lua_pushcfunction(L, l_tune);
+    lua_setglobal(L, "tune");
+}

@@ -1,0 +1,125 @@
+/* internal.h — private pieces shared by the lua/ sources: the script state,
+ * the DSL error raiser, value converters and the target table reader. */
+#ifndef NPU_TUNE_LUA_INTERNAL_H
+#define NPU_TUNE_LUA_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <lua.h>
+
+#include "script.h"
+
+#define LS_WHERE_MAX 96           /* "file:line"; Lua shortens file to 60 chars */
+#define LS_VALUE_MAX (1 << 20)    /* largest dimension, tile or core count */
+#define LS_DSL_ERROR "npu_tune.dsl_error"   /* registry: metatable of DSL errors */
+#define LS_TARGETS "npu_tune.targets"       /* registry: built-in target tables */
+#define LS_SCRIPT "npu_tune.script"         /* registry: the ls_script (light userdata) */
+
+struct ls_script {
+    lua_State *L;
+    ls_options opts;
+    char *path;                      /* script being run, NULL outside ls_run_file */
+
+    bool have_target;
+    sp_target target;
+    char target_where[LS_WHERE_MAX];
+
+    sp_problem *problems;
+    char (*problem_where)[LS_WHERE_MAX];
+    size_t nproblems, cap;
+
+    bool have_space;
+    sp_space space;
+    char space_where[LS_WHERE_MAX];
+    int constraint_ref;              /* LUA_NOREF when no constraint */
+    char constraint_where[LS_WHERE_MAX];
+
+    bool have_tune;
+    ls_tune tune;                    /* strings are malloc'd, owned here */
+    char tune_where[LS_WHERE_MAX];
+
+    int config_ref;                  /* the table reused for constraint calls */
+};
+
+/* ---- dsl.c ---- */
+
+/* Installs target, matmul, space and tune as globals and the DSL error
+ * metatable; the script is found through the registry entry LS_SCRIPT. */
+void ls_dsl_install(lua_State *L);
+
+/* Writes "file:line" of the innermost Lua code (above the running C
+ * function) with a current line into buf; the running script's path alone
+ * when there is none, "" outside a script. */
+void ls_where_here(lua_State *L, char buf[LS_WHERE_MAX]);
+
+/* Frees the space of s and sets the defaults (all strategies, empty m/n/k
+ * axes, double_buffer off, cores {1}, split M, no constraint). False only
+ * when out of memory. */
+bool ls_space_reset(ls_script *s);
+
+/* Frees the tune strings of s and sets the defaults from the options and
+ * the script path. False only when out of memory. */
+bool ls_tune_reset(ls_script *s);
+
+/* Raises a DSL error: an object the message handler passes through without a
+ * traceback, carrying "file:line: fn: message" (no "fn: " when fn is NULL).
+ * The location is that of the Lua code calling the running C function. */
+#if defined(__GNUC__)
+__attribute__((noreturn, format(printf, 3, 4)))
+#endif
+int ls_fail(lua_State *L, const char *fn, const char *fmt, ...);
+
+/* True if the value at idx is a DSL error object; *msg gets its text. */
+bool ls_is_dsl_error(lua_State *L, int idx, const char **msg);
+
+/* The candidate nearest to word within edit distance 2 (and shorter than the
+ * word itself), or NULL. */
+const char *ls_suggest(const char *word, const char *const *cands, size_t n);
+
+/* ---- values.c ---- */
+
+/* Installs multiples, powers_of_two, range, KiB and MiB as globals. */
+void ls_values_install(lua_State *L);
+
+/* True if the value at idx is a number with an integral value (floats such
+ * as 2^10 count) that fits lua_Integer; *out gets it. Strings never count. */
+bool ls_get_int(lua_State *L, int idx, lua_Integer *out);
+
+/* A short description of the value at idx for messages: -16, 1.5, 'abc',
+ * true, a table. */
+const char *ls_describe(lua_State *L, int idx, char *buf, size_t len);
+
+/* Checks that the value at idx is an integer or a list of integers in
+ * [1, LS_VALUE_MAX] and stores them sorted and distinct in *out (freeing
+ * what *out held). Raises "fn: 'key' ..." DSL errors. */
+void ls_axis_read(lua_State *L, int idx, const char *fn, const char *key, sp_axis *out);
+
+/* Checks that the table at idx is a list (keys 1..n only) and returns n;
+ * raises "fn: 'key' must be a list (found key x)" otherwise. */
+size_t ls_list_len(lua_State *L, int idx, const char *fn, const char *key);
+
+/* Frees an axis and leaves it empty. */
+void ls_axis_free(sp_axis *a);
+
+/* ---- target.c ---- */
+
+/* Reads the target table at idx into *t (fields not in the table are left
+ * as they are). With complete, every field must be present. The top-level
+ * key `skip` (if not NULL) is ignored. On failure writes a message such as
+ * "field 'l0c' is missing" into err and returns false; raises only on
+ * memory errors. */
+bool ls_target_read(lua_State *L, int idx, sp_target *t, bool complete,
+                    const char *skip, char *err, size_t errlen);
+
+/* Runs the embedded targets.lua and stores its table in the registry under
+ * LS_TARGETS. False with a message in err on failure. */
+bool ls_targets_load(lua_State *L, char *err, size_t errlen);
+
+/* Reads built-in target `name` from the registry table of L into *out and
+ * checks it. False with "unknown target 'x' (known: a, b)" or another
+ * message in err. */
+bool ls_builtin_read(lua_State *L, const char *name, sp_target *out, char *err, size_t errlen);
+
+#endif

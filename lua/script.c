@@ -1,0 +1,273 @@
+/* script.c — the interpreter of tuning scripts: opens Lua with the DSL, runs
+ * a script file, checks what it declared and calls the space's constraint. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+
+#include "internal.h"
+
+static const char *const default_measures[] = {"model", NULL};
+static const char *const default_searches[] = {"model", "exhaustive", "random", "anneal", NULL};
+
+/* Runs in protected mode: an out-of-memory error cannot panic. */
+static int setup(lua_State *L)
+{
+    ls_script *s = lua_touserdata(L, 1);
+    luaL_openlibs(L);
+    lua_pushlightuserdata(L, s);
+    lua_setfield(L, LUA_REGISTRYINDEX, LS_SCRIPT);
+    ls_values_install(L);
+    ls_dsl_install(L);
+    char err[LS_ERR_MAX];
+    if (!ls_targets_load(L, err, sizeof err))
+        return luaL_error(L, "%s", err);
+    lua_createtable(L, 0, 14);
+    s->config_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return 0;
+}
+
+/* A fresh interpreter; opts (or built-in defaults when NULL: measure
+ * "model", every search) must outlive the script. */
+ls_script *ls_open(const ls_options *opts)
+{
+    ls_script *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->constraint_ref = LUA_NOREF;
+    s->config_ref = LUA_NOREF;
+    if (opts)
+        s->opts = *opts;
+    if (!s->opts.measures)
+        s->opts.measures = default_measures;
+    if (!s->opts.searches)
+        s->opts.searches = default_searches;
+    s->L = luaL_newstate();
+    if (!s->L) {
+        free(s);
+        return NULL;
+    }
+    lua_pushcfunction(s->L, setup);
+    lua_pushlightuserdata(s->L, s);
+    if (lua_pcall(s->L, 1, 0, 0) != LUA_OK || !ls_space_reset(s) || !ls_tune_reset(s)) {
+        ls_close(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* Message handler: DSL errors pass through untouched, anything else gets a
+ * traceback. */
+static int message_handler(lua_State *L)
+{
+    const char *msg;
+    if (ls_is_dsl_error(L, 1, &msg))
+        return 1;
+    msg = lua_tostring(L, 1);
+    if (!msg) {
+        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+            msg = lua_tostring(L, -1);
+        else
+            msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    }
+    luaL_traceback(L, L, msg, 1);
+    return 1;
+}
+
+/* Copies the error at the top of the stack into err. */
+static void take_error(lua_State *L, char *err, size_t errlen)
+{
+    const char *msg;
+    if (!ls_is_dsl_error(L, -1, &msg)) {
+        msg = lua_tostring(L, -1);
+        if (!msg)
+            msg = "(error object is not a string)";
+    }
+    snprintf(err, errlen, "%s", msg);
+}
+
+/* Forgets every declaration; false when out of memory. */
+static bool reset(ls_script *s)
+{
+    s->have_target = s->have_space = s->have_tune = false;
+    s->target_where[0] = s->space_where[0] = s->tune_where[0] = '\0';
+    s->nproblems = 0;
+    return ls_space_reset(s) && ls_tune_reset(s);
+}
+
+/* Runs the script at path; on success target, problems, space and tune are
+ * filled (defaults for an absent space or tune). */
+bool ls_run_file(ls_script *s, const char *path, char *err, size_t errlen)
+{
+    lua_State *L = s->L;
+    char *copy = malloc(strlen(path) + 1);
+    if (!copy) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return false;
+    }
+    strcpy(copy, path);
+    free(s->path);
+    s->path = copy;
+    if (!reset(s)) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return false;
+    }
+
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+        return false;
+    }
+    int c = getc(f);
+    if (c == EOF && ferror(f)) {
+        int e = errno;
+        fclose(f);
+        snprintf(err, errlen, "cannot read '%s': %s", path, strerror(e));
+        return false;
+    }
+    fclose(f);
+
+    int top = lua_gettop(L);
+    lua_pushcfunction(L, message_handler);
+    if (luaL_loadfile(L, path) != LUA_OK || lua_pcall(L, 0, 0, top + 1) != LUA_OK) {
+        take_error(L, err, errlen);
+        lua_settop(L, top);
+        return false;
+    }
+    lua_settop(L, top);
+
+    if (!s->have_target) {
+        snprintf(err, errlen, "%s: no target declared (add e.g. target \"ascend910\")", path);
+        return false;
+    }
+    if (s->nproblems == 0) {
+        snprintf(err, errlen, "%s: no matmul declared", path);
+        return false;
+    }
+    /* A space or tune call that failed under the script's own pcall may have
+     * left partial values: start again from the defaults. */
+    if ((!s->have_space && !ls_space_reset(s)) || (!s->have_tune && !ls_tune_reset(s))) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return false;
+    }
+    return true;
+}
+
+/* The declared target. */
+const sp_target *ls_target(const ls_script *s) { return &s->target; }
+
+/* Number of problems over all matmul calls, in declaration order. */
+size_t ls_nproblems(const ls_script *s) { return s->nproblems; }
+
+/* Problem i < ls_nproblems(s). */
+const sp_problem *ls_problem(const ls_script *s, size_t i) { return &s->problems[i]; }
+
+/* The declared (or default) space; its axes are owned by s. */
+const sp_space *ls_space(const ls_script *s) { return &s->space; }
+
+/* The declared (or default) tune block; its strings are owned by s. */
+const ls_tune *ls_tune_get(const ls_script *s) { return &s->tune; }
+
+/* "file:line" of the target, space, tune, constraint (its function) or
+ * first matmul declaration; "" when there is none. */
+const char *ls_where(const ls_script *s, const char *what)
+{
+    if (strcmp(what, "target") == 0)
+        return s->have_target ? s->target_where : "";
+    if (strcmp(what, "space") == 0)
+        return s->have_space ? s->space_where : "";
+    if (strcmp(what, "tune") == 0)
+        return s->have_tune ? s->tune_where : "";
+    if (strcmp(what, "constraint") == 0)
+        return s->constraint_ref != LUA_NOREF ? s->constraint_where : "";
+    if (strcmp(what, "matmul") == 0)
+        return s->nproblems ? s->problem_where[0] : "";
+    return "";
+}
+
+/* "file:line" of the matmul call that declared problem i; "" if none. */
+const char *ls_problem_where(const ls_script *s, size_t i)
+{
+    return i < s->nproblems ? s->problem_where[i] : "";
+}
+
+/* True when the space has a constraint function. */
+bool ls_has_constraint(const ls_script *s) { return s->constraint_ref != LUA_NOREF; }
+
+static void set_int(lua_State *L, const char *key, lua_Integer v)
+{
+    lua_pushstring(L, key);
+    lua_pushinteger(L, v);
+    lua_rawset(L, -3);
+}
+
+static void set_str(lua_State *L, const char *key, const char *v)
+{
+    lua_pushstring(L, key);
+    lua_pushstring(L, v); /* nil for NULL */
+    lua_rawset(L, -3);
+}
+
+/* Calls the constraint with one reused table c; 1 keep, 0 drop, -1 error
+ * ("file:line: message" and a traceback in err). 1 when there is none. */
+int ls_constraint(ls_script *s, const sp_problem *p, const sp_config *c, char *err,
+                  size_t errlen)
+{
+    if (s->constraint_ref == LUA_NOREF)
+        return 1;
+    lua_State *L = s->L;
+    int top = lua_gettop(L);
+    lua_pushcfunction(L, message_handler);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->constraint_ref);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->config_ref);
+    set_str(L, "strategy", sp_strategy_name(c->strategy));
+    set_int(L, "m", c->m);
+    set_int(L, "n", c->n);
+    set_int(L, "k", c->k);
+    lua_pushstring(L, "double_buffer");
+    lua_pushboolean(L, c->double_buffer);
+    lua_rawset(L, -3);
+    set_int(L, "cores", c->cores);
+    set_str(L, "split", sp_split_name(c->split));
+    set_int(L, "M", p->M);
+    set_int(L, "N", p->N);
+    set_int(L, "K", p->K);
+    set_int(L, "batch", p->batch);
+    set_str(L, "dtype", sp_dtype_name(p->dtype));
+    set_str(L, "problem", p->name);
+    int keep;
+    if (lua_pcall(L, 1, 1, top + 1) != LUA_OK) {
+        take_error(L, err, errlen);
+        keep = -1;
+    } else {
+        keep = lua_toboolean(L, -1);
+    }
+    lua_settop(L, top);
+    return keep;
+}
+
+/* Frees the interpreter and everything the script declared. */
+void ls_close(ls_script *s)
+{
+    if (!s)
+        return;
+    if (s->L)
+        lua_close(s->L);
+    ls_axis_free(&s->space.m);
+    ls_axis_free(&s->space.n);
+    ls_axis_free(&s->space.k);
+    ls_axis_free(&s->space.cores);
+    free(s->problems);
+    free(s->problem_where);
+    free((char *)s->tune.measure);
+    free((char *)s->tune.command);
+    free((char *)s->tune.search);
+    free((char *)s->tune.results);
+    free((char *)s->tune.table);
+    free(s->path);
+    free(s);
+}

@@ -1,0 +1,76 @@
+/* script.h — Lua tuning scripts and target tables turned into plain C structs.
+ * Lua is touched only here and only from the main thread. */
+#ifndef NPU_TUNE_SCRIPT_H
+#define NPU_TUNE_SCRIPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "space.h"
+
+#define LS_ERR_MAX 2048
+
+/* What the engine of this build can do; the script is checked against it so
+ * that `measure = "sim"` in a build without the simulator is a script error
+ * with file:line, not a surprise later. */
+typedef struct {
+    const char *const *measures; /* NULL-terminated, e.g. {"model", NULL} */
+    const char *default_measure;
+    const char *const *searches;  /* NULL-terminated */
+    const char *default_search;
+} ls_options;
+
+/* The `tune { ... }` block. Strings are owned by the script. */
+typedef struct {
+    const char *measure;  /* "model", "sim", "host" or "command" */
+    const char *command;  /* the template when measure is a {command=...} */
+    const char *search;
+    int budget;           /* measurements per problem, >= 1 */
+    const char *results;  /* journal CSV path */
+    const char *table;    /* tuning table CSV path */
+    unsigned long seed;
+    double timeout;       /* seconds per candidate, > 0 */
+} ls_tune;
+
+typedef struct ls_script ls_script;
+
+/* A fresh interpreter with the DSL (target, matmul, space, tune, multiples,
+ * powers_of_two, range, KiB, MiB) installed; NULL only when out of memory. */
+ls_script *ls_open(const ls_options *opts);
+
+/* Runs a script file and checks what it declared. Returns false with a
+ * message in err: "cannot open 'x.lua': No such file or directory", a
+ * "file:line: ..." DSL or syntax error (one line), or a runtime error
+ * followed by a Lua traceback. */
+bool ls_run_file(ls_script *s, const char *path, char *err, size_t errlen);
+
+/* Valid after a successful ls_run_file. */
+const sp_target *ls_target(const ls_script *s);
+size_t ls_nproblems(const ls_script *s);
+const sp_problem *ls_problem(const ls_script *s, size_t i);
+const sp_space *ls_space(const ls_script *s);
+const ls_tune *ls_tune_get(const ls_script *s);
+
+/* "file:line" of a declaration, for errors found after the script ran:
+ * what is "space" or "constraint" or "tune" or "matmul" (the matmul call
+ * that declared problem i is named by ls_problem_where). */
+const char *ls_where(const ls_script *s, const char *what);
+const char *ls_problem_where(const ls_script *s, size_t i);
+
+bool ls_has_constraint(const ls_script *s);
+
+/* Calls the space's constraint on (p, c) on the calling (main) thread.
+ * Returns 1 keep, 0 drop, -1 error (message with traceback in err). */
+int ls_constraint(ls_script *s, const sp_problem *p, const sp_config *c,
+                  char *err, size_t errlen);
+
+void ls_close(ls_script *s);
+
+/* Loads a built-in target by name ("ascend910", ...). False with "unknown
+ * target 'x' (known: ...)" in err otherwise. */
+bool ls_builtin_target(const char *name, sp_target *out, char *err, size_t errlen);
+
+/* Comma-separated names of the built-in targets (static string). */
+const char *ls_builtin_names(void);
+
+#endif

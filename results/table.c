@@ -1,0 +1,68 @@
+/* table.c — the tuning table: the best config per problem, written to a
+ * temporary file and renamed into place so no reader sees half of it. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+bool rs_make_parents(const char *path, char *err, size_t errlen)
+{
+    char *dir = strdup(path);
+    if (!dir) {
+        snprintf(err, errlen, "cannot create the directory of '%s': out of memory", path);
+        return false;
+    }
+    bool ok = true;
+    for (char *s = dir + 1; ok && *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        struct stat st;
+        if (mkdir(dir, 0777) && errno != EEXIST) {
+            snprintf(err, errlen, "cannot create directory '%s': %s", dir, strerror(errno));
+            ok = false;
+        } else if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+            snprintf(err, errlen, "cannot create directory '%s': %s", dir, strerror(ENOTDIR));
+            ok = false;
+        }
+        *s = '/';
+    }
+    free(dir);
+    return ok;
+}
+
+bool rs_table_write(const char *path, const rs_row *rows, size_t n, char *err, size_t errlen)
+{
+    if (!rs_make_parents(path, err, errlen))
+        return false;
+    size_t len = strlen(path) + 32;
+    char *tmp = malloc(len);
+    if (!tmp) {
+        snprintf(err, errlen, "cannot write '%s': out of memory", path);
+        return false;
+    }
+    snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        snprintf(err, errlen, "cannot open '%s': %s", tmp, strerror(errno));
+        free(tmp);
+        return false;
+    }
+    fprintf(f, "%s\n", rs_table_header);
+    for (size_t i = 0; i < n; i++)
+        rs_write_table_row(f, &rows[i]);
+    bool ok = fflush(f) == 0 && !ferror(f) && fsync(fileno(f)) == 0;
+    ok = fclose(f) == 0 && ok;
+    if (!ok || rename(tmp, path)) {
+        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+        unlink(tmp);
+        free(tmp);
+        return false;
+    }
+    free(tmp);
+    return true;
+}

@@ -1,0 +1,277 @@
+/* enumerate.c — walks only the legal part of a search space, in parallel, and
+ * either keeps the best few candidates per thread or collects all of them. */
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Where one thread puts the legal candidates it finds. */
+typedef struct {
+    sp_order order;
+    size_t keep;           /* top mode: heap of the `keep` best, worst at [0] */
+    int all;               /* all mode: growing array */
+    sp_candidate *v;
+    size_t n, cap;
+    int64_t legal;
+    int oom;
+    char pad[64];          /* keep threads' counters on separate cache lines */
+} sink;
+
+static inline int worse(const sink *s, const sp_candidate *a, const sp_candidate *b)
+{
+    return (s->order == SP_BY_TIME ? sp_cmp_time(a, b) : sp_cmp_volume(a, b)) > 0;
+}
+
+static void sift_down(sink *s, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, w = i;
+        if (l < s->n && worse(s, &s->v[l], &s->v[w]))
+            w = l;
+        if (r < s->n && worse(s, &s->v[r], &s->v[w]))
+            w = r;
+        if (w == i)
+            return;
+        sp_candidate tmp = s->v[i];
+        s->v[i] = s->v[w];
+        s->v[w] = tmp;
+        i = w;
+    }
+}
+
+static void emit(sink *s, const sp_candidate *c)
+{
+    s->legal++;
+    if (s->all) {
+        if (s->n == s->cap) {
+            size_t cap = s->cap ? 2 * s->cap : 1024;
+            sp_candidate *v = realloc(s->v, cap * sizeof *v);
+            if (!v) {
+                s->oom = 1;
+                return;
+            }
+            s->v = v, s->cap = cap;
+        }
+        s->v[s->n++] = *c;
+        return;
+    }
+    if (s->n < s->keep) { /* sift up */
+        size_t i = s->n++;
+        s->v[i] = *c;
+        while (i > 0 && worse(s, &s->v[i], &s->v[(i - 1) / 2])) {
+            sp_candidate tmp = s->v[i];
+            s->v[i] = s->v[(i - 1) / 2];
+            s->v[(i - 1) / 2] = tmp;
+            i = (i - 1) / 2;
+        }
+        return;
+    }
+    /* Cheap reject on the primary key before the full comparison. */
+    double key = s->order == SP_BY_TIME ? c->fig.est_cycles : c->fig.load_elems;
+    double root = s->order == SP_BY_TIME ? s->v[0].fig.est_cycles : s->v[0].fig.load_elems;
+    if (s->keep == 0 || key > root || !worse(s, &s->v[0], c))
+        return;
+    s->v[0] = *c;
+    sift_down(s, 0);
+}
+
+/* The values of an axis that fit a padded dimension, ascending; an empty axis
+ * stands for every multiple of the fractal. *owned is set if malloc'd. */
+static size_t axis_values(const sp_axis *a, int64_t dim, int64_t unit, const int32_t **out,
+                          int32_t **owned)
+{
+    *owned = NULL;
+    if (a->n == 0) {
+        size_t n = (size_t)(dim / unit);
+        int32_t *v = malloc((n ? n : 1) * sizeof *v);
+        if (!v)
+            return (size_t)-1;
+        for (size_t i = 0; i < n; i++)
+            v[i] = (int32_t)((int64_t)(i + 1) * unit);
+        *out = *owned = v;
+        return n;
+    }
+    size_t n = 0;
+    while (n < a->n && a->v[n] <= dim)
+        n++;
+    *out = a->v;
+    return n;
+}
+
+typedef struct {
+    sp_ctx x;
+    const sp_space *s;
+    const int32_t *mv, *nv, *kv;
+    size_t nm, nn, nk;
+    sp_divisors *divs; /* per entry of the cores axis */
+} walk_args;
+
+/* All legal candidates with strategy st, double buffering db and tile rows m.
+ * Axes ascend, so a capacity overflow ends the loop over the growing axis. */
+static void walk_item(const walk_args *w, int st, int db, int32_t m, sink *out)
+{
+    const sp_ctx *x = &w->x;
+    const sp_target *t = x->t;
+    const sp_space *s = w->s;
+    if (m % x->m0)
+        return;
+    for (size_t ki = 0; ki < w->nk; ki++) {
+        int32_t k = w->kv[ki];
+        if (k % x->k0 || (st != SP_OS && k != x->Kp))
+            continue;
+        if (sp_need_l0a(x, m, k, db) > t->buf_bytes[SP_L0A])
+            break;
+        for (size_t ni = 0; ni < w->nn; ni++) {
+            int32_t n = w->nv[ni];
+            if (n % x->n0)
+                continue;
+            if (sp_need_l0b(x, k, n, db) > t->buf_bytes[SP_L0B] ||
+                sp_need_l0c(x, m, n) > t->buf_bytes[SP_L0C] ||
+                sp_need_l1(x, m, n, k, db) > t->buf_bytes[SP_L1])
+                break;
+            sp_plan pl;
+            sp_plan_init(&pl, x, m, n, k);
+            int64_t TM = pl.m.count[0] + pl.m.count[1], TN = pl.n.count[0] + pl.n.count[1];
+            for (size_t ci = 0; ci < s->cores.n; ci++) {
+                int32_t cores = s->cores.v[ci];
+                if (cores > t->cores)
+                    break;
+                /* One core splits nothing: enumerate it once, under the
+                 * first split the space lists. */
+                int nsplit = cores == 1 ? 1 : s->nsplit;
+                for (int si = 0; si < nsplit; si++) {
+                    int gm, gn;
+                    if (!sp_grid_div(cores, s->split[si], TM, TN, &w->divs[ci], &gm, &gn))
+                        continue;
+                    sp_candidate c;
+                    c.config = (sp_config){.m = m, .n = n, .k = k, .cores = cores,
+                                           .strategy = (uint8_t)st,
+                                           .double_buffer = (uint8_t)db,
+                                           .split = (uint8_t)s->split[si]};
+                    sp_model_plan(x, &c.config, &pl, gm, gn, &c.fig);
+                    emit(out, &c);
+                }
+            }
+        }
+    }
+}
+
+/* Runs the walk over every (strategy, double_buffer, m) in parallel. Returns
+ * the per-thread sinks (caller frees) and their count, or NULL on OOM. */
+static sink *run(const sp_target *t, const sp_problem *p, const sp_space *s, int all,
+                 sp_order order, size_t keep, sp_counts *counts, int *nsinks)
+{
+    walk_args w;
+    sp_ctx_init(&w.x, t, p);
+    w.s = s;
+    int32_t *own_m, *own_n, *own_k;
+    w.nm = axis_values(&s->m, w.x.Mp, w.x.m0, &w.mv, &own_m);
+    w.nn = axis_values(&s->n, w.x.Np, w.x.n0, &w.nv, &own_n);
+    w.nk = axis_values(&s->k, w.x.Kp, w.x.k0, &w.kv, &own_k);
+    int nthreads = omp_get_max_threads();
+    sink *sinks = calloc((size_t)nthreads, sizeof *sinks);
+    w.divs = malloc((s->cores.n ? s->cores.n : 1) * sizeof *w.divs);
+    int ok = sinks && w.divs && w.nm != (size_t)-1 && w.nn != (size_t)-1 && w.nk != (size_t)-1;
+    for (size_t i = 0; ok && i < s->cores.n; i++)
+        sp_divisors_of(s->cores.v[i], &w.divs[i]);
+
+    int nst = 0, ndb = s->double_buffer[0] + s->double_buffer[1];
+    for (int st = 0; st < SP_NSTRATEGY; st++)
+        nst += s->strategy[st];
+    if (counts && ok) {
+        counts->raw = (int64_t)nst * ndb * (int64_t)w.nm * (int64_t)w.nn * (int64_t)w.nk *
+                      (int64_t)s->cores.n * s->nsplit;
+        counts->legal = 0;
+    }
+    for (int i = 0; ok && i < nthreads; i++) {
+        sinks[i] = (sink){.order = order, .keep = keep, .all = all};
+        if (!all && keep && !(sinks[i].v = malloc(keep * sizeof(sp_candidate))))
+            ok = 0;
+    }
+    if (ok) {
+        long items = (long)nst * ndb * (long)w.nm;
+        int sts[SP_NSTRATEGY], dbs[2], ns = 0, nd = 0;
+        for (int st = 0; st < SP_NSTRATEGY; st++)
+            if (s->strategy[st])
+                sts[ns++] = st;
+        for (int db = 0; db < 2; db++)
+            if (s->double_buffer[db])
+                dbs[nd++] = db;
+#pragma omp parallel for schedule(dynamic, 1)
+        for (long it = 0; it < items; it++) {
+            long mi = it % (long)w.nm, rest = it / (long)w.nm;
+            walk_item(&w, sts[rest / nd], dbs[rest % nd], w.mv[mi], &sinks[omp_get_thread_num()]);
+        }
+        for (int i = 0; i < nthreads; i++) {
+            ok &= !sinks[i].oom;
+            if (counts)
+                counts->legal += sinks[i].legal;
+        }
+    }
+    free(own_m);
+    free(own_n);
+    free(own_k);
+    free(w.divs);
+    if (!ok && sinks) {
+        for (int i = 0; i < nthreads; i++)
+            free(sinks[i].v);
+        free(sinks);
+        return NULL;
+    }
+    *nsinks = nthreads;
+    return sinks;
+}
+
+/* Concatenates the threads' candidates into one malloc'd array (*n of them)
+ * and frees the sinks; NULL if memory ran out. */
+static sp_candidate *gather(sink *sinks, int ns, size_t *n)
+{
+    size_t total = 0, at = 0;
+    for (int i = 0; i < ns; i++)
+        total += sinks[i].n;
+    sp_candidate *all = malloc((total ? total : 1) * sizeof *all);
+    for (int i = 0; i < ns; i++) {
+        if (all && sinks[i].n)
+            memcpy(all + at, sinks[i].v, sinks[i].n * sizeof *all);
+        at += sinks[i].n;
+        free(sinks[i].v);
+    }
+    free(sinks);
+    *n = total;
+    return all;
+}
+
+size_t sp_rank_top(const sp_target *t, const sp_problem *p, const sp_space *s, sp_order order,
+                   size_t keep, sp_candidate *out, sp_counts *counts)
+{
+    int ns = 0;
+    size_t total;
+    sink *sinks = run(t, p, s, 0, order, keep, counts, &ns);
+    sp_candidate *merged = sinks ? gather(sinks, ns, &total) : NULL;
+    if (!merged)
+        return (size_t)-1;
+    sp_sort(merged, total, order);
+    size_t got = total < keep ? total : keep;
+    memcpy(out, merged, got * sizeof *out);
+    free(merged);
+    return got;
+}
+
+static int by_config(const void *a, const void *b)
+{
+    return sp_cmp_config(&((const sp_candidate *)a)->config, &((const sp_candidate *)b)->config);
+}
+
+size_t sp_enumerate(const sp_target *t, const sp_problem *p, const sp_space *s,
+                    sp_candidate **out, sp_counts *counts)
+{
+    int ns = 0;
+    size_t total;
+    sink *sinks = run(t, p, s, 1, SP_BY_TIME, 0, counts, &ns);
+    *out = sinks ? gather(sinks, ns, &total) : NULL;
+    if (!*out)
+        return (size_t)-1;
+    qsort(*out, total, sizeof **out, by_config);
+    return total;
+}

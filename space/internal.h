@@ -1,0 +1,82 @@
+/* internal.h — per-problem constants and the buffer-need rules shared by the
+ * single-config check (legal.c) and the enumerator, so both judge alike. */
+#ifndef NPU_TUNE_SPACE_INTERNAL_H
+#define NPU_TUNE_SPACE_INTERNAL_H
+
+#include "space.h"
+
+/* Everything about (target, problem) that the model needs per candidate,
+ * computed once. */
+typedef struct {
+    const sp_target *t;
+    const sp_problem *p;
+    int64_t in, acc;           /* bytes per input / accumulator element */
+    int64_t m0, n0, k0;        /* fractal */
+    int64_t Mp, Np, Kp;        /* dims padded to the fractal */
+    double inv_bw[SP_NPATH];   /* cycles per byte of each path, one core alone */
+    double lat[SP_NPATH];
+    double inv_macs;           /* cycles per MAC of the cube for the dtype */
+} sp_ctx;
+
+void sp_ctx_init(sp_ctx *x, const sp_target *t, const sp_problem *p);
+
+static inline int64_t sp_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* Bytes each buffer needs for one tile set; db doubles the ping-ponged
+ * buffers (L1 staging, L0A, L0B). L0C holds one accumulator tile. */
+static inline int64_t sp_need_l0a(const sp_ctx *x, int64_t m, int64_t k, int db)
+{
+    return (m * k * x->in) << db;
+}
+static inline int64_t sp_need_l0b(const sp_ctx *x, int64_t k, int64_t n, int db)
+{
+    return (k * n * x->in) << db;
+}
+static inline int64_t sp_need_l0c(const sp_ctx *x, int64_t m, int64_t n)
+{
+    return m * n * x->acc;
+}
+static inline int64_t sp_need_l1(const sp_ctx *x, int64_t m, int64_t n, int64_t k, int db)
+{
+    return ((m * k + k * n) * x->in) << db;
+}
+
+/* The divisors r of a core count with 2 <= r <= cores/2: the row counts of
+ * its 2-D grids (computed once per core count, not per candidate). */
+#define SP_MAX_DIVISORS 256
+typedef struct {
+    int n;
+    int r[SP_MAX_DIVISORS];
+} sp_divisors;
+
+void sp_divisors_of(int cores, sp_divisors *d);
+
+/* Core grid of a split for tile counts TM x TN; false if a core idles. */
+bool sp_grid_div(int cores, int split, int64_t TM, int64_t TN, const sp_divisors *d, int *gm,
+                 int *gn);
+
+/* A dimension cut into tiles: count[0] full tiles of size[0], then count[1]
+ * (0 or 1) tail tile of size[1]. */
+typedef struct {
+    int64_t size[2], count[2];
+} sp_tiles;
+
+static inline sp_tiles sp_tiles_of(int64_t dim, int64_t t)
+{
+    sp_tiles r = {{t, dim % t}, {dim / t, dim % t ? 1 : 0}};
+    return r;
+}
+
+/* How a tile (m, n, k) cuts the padded problem; the divisions the model needs,
+ * done once per tile rather than once per (cores, split). */
+typedef struct {
+    sp_tiles m, n, k;
+} sp_plan;
+
+void sp_plan_init(sp_plan *pl, const sp_ctx *x, int64_t m, int64_t n, int64_t k);
+
+/* The model for a legal config whose tile plan and core grid are known. */
+void sp_model_plan(const sp_ctx *x, const sp_config *c, const sp_plan *pl, int gm, int gn,
+                   sp_figures *f);
+
+#endif

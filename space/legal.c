@@ -1,0 +1,201 @@
+/* legal.c — which configs a target can run: fractal alignment, buffer
+ * capacities (halved by double buffering), k = K for IS/WS, core splits. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "internal.h"
+
+int64_t sp_pad(int64_t x, int unit)
+{
+    return sp_ceil_div(x, unit) * unit;
+}
+
+void sp_ctx_init(sp_ctx *x, const sp_target *t, const sp_problem *p)
+{
+    const sp_dtype_info *d = sp_dtype_get(p->dtype);
+    x->t = t;
+    x->p = p;
+    x->in = d->in_bytes;
+    x->acc = d->acc_bytes;
+    x->m0 = d->m0;
+    x->n0 = d->n0;
+    x->k0 = d->k0;
+    x->Mp = sp_pad(p->M, d->m0);
+    x->Np = sp_pad(p->N, d->n0);
+    x->Kp = sp_pad(p->K, d->k0);
+    for (int i = 0; i < SP_NPATH; i++) {
+        x->inv_bw[i] = 1.0 / t->path[i].bandwidth;
+        x->lat[i] = t->path[i].latency;
+    }
+    x->inv_macs = 1.0 / t->macs[p->dtype];
+}
+
+void sp_divisors_of(int cores, sp_divisors *d)
+{
+    d->n = 0;
+    for (int r = 2; 2 * r <= cores && d->n < SP_MAX_DIVISORS; r++)
+        if (cores % r == 0)
+            d->r[d->n++] = r;
+}
+
+bool sp_grid_div(int cores, int split, int64_t TM, int64_t TN, const sp_divisors *d, int *gm,
+                 int *gn)
+{
+    if (cores == 1) { /* a single core splits nothing */
+        *gm = *gn = 1;
+        return true;
+    }
+    switch (split) {
+    case SP_SPLIT_M:
+        *gm = cores, *gn = 1;
+        return TM >= cores;
+    case SP_SPLIT_N:
+        *gm = 1, *gn = cores;
+        return TN >= cores;
+    case SP_SPLIT_MN: {
+        /* A true 2-D grid (>= 2 each way) that minimises the busiest core's
+         * tile count; ties go to the squarer grid, then fewer rows. */
+        int64_t best = -1;
+        int best_skew = 0;
+        for (int i = 0; i < d->n; i++) {
+            int r = d->r[i], c = cores / r;
+            if (r > TM || c > TN)
+                continue;
+            int64_t work = sp_ceil_div(TM, r) * sp_ceil_div(TN, c);
+            int skew = r > c ? r - c : c - r;
+            if (best < 0 || work < best || (work == best && skew < best_skew)) {
+                best = work;
+                best_skew = skew;
+                *gm = r, *gn = c;
+            }
+        }
+        return best >= 0;
+    }
+    }
+    return false;
+}
+
+bool sp_grid(const sp_problem *p, const sp_config *c, int *gm, int *gn)
+{
+    const sp_dtype_info *d = sp_dtype_get(p->dtype);
+    if (c->m < 1 || c->n < 1)
+        return false;
+    int64_t TM = sp_ceil_div(sp_pad(p->M, d->m0), c->m);
+    int64_t TN = sp_ceil_div(sp_pad(p->N, d->n0), c->n);
+    sp_divisors dv;
+    sp_divisors_of(c->cores, &dv);
+    return sp_grid_div(c->cores, c->split, TM, TN, &dv, gm, gn);
+}
+
+unsigned sp_check(const sp_target *t, const sp_problem *p, const sp_config *c)
+{
+    sp_ctx x;
+    sp_ctx_init(&x, t, p);
+    unsigned bad = 0;
+    int db = c->double_buffer ? 1 : 0;
+    if (c->m < 1 || c->m % x.m0) bad |= SP_BAD_ALIGN_M;
+    if (c->n < 1 || c->n % x.n0) bad |= SP_BAD_ALIGN_N;
+    if (c->k < 1 || c->k % x.k0) bad |= SP_BAD_ALIGN_K;
+    if (c->m > x.Mp || c->n > x.Np || c->k > x.Kp) bad |= SP_BAD_DIM;
+    if (c->strategy != SP_OS && c->k != x.Kp) bad |= SP_BAD_FULL_K;
+    if (sp_need_l0a(&x, c->m, c->k, db) > t->buf_bytes[SP_L0A]) bad |= SP_BAD_L0A;
+    if (sp_need_l0b(&x, c->k, c->n, db) > t->buf_bytes[SP_L0B]) bad |= SP_BAD_L0B;
+    if (sp_need_l0c(&x, c->m, c->n) > t->buf_bytes[SP_L0C]) bad |= SP_BAD_L0C;
+    if (sp_need_l1(&x, c->m, c->n, c->k, db) > t->buf_bytes[SP_L1]) bad |= SP_BAD_L1;
+    if (c->cores < 1 || c->cores > t->cores) bad |= SP_BAD_CORES;
+    int gm = 0, gn = 0;
+    if (c->cores >= 1 && c->m >= 1 && c->n >= 1 && !sp_grid(p, c, &gm, &gn))
+        bad |= SP_BAD_SPLIT;
+    return bad;
+}
+
+/* Appends one formatted line to out at *used. */
+__attribute__((format(printf, 4, 5)))
+static void line(char *out, size_t outlen, size_t *used, const char *fmt, ...)
+{
+    if (*used >= outlen)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(out + *used, outlen - *used, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        *used += (size_t)n;
+    if (*used < outlen - 1) {
+        out[(*used)++] = '\n';
+        out[*used] = '\0';
+    }
+}
+
+static void buffer_line(char *out, size_t outlen, size_t *used, const char *buf,
+                        const char *what, int64_t need, int64_t have, int db)
+{
+    line(out, outlen, used, "%s overflows: %s needs %lld bytes%s, %s has %lld", buf, what,
+         (long long)need, db ? " (double-buffered: two copies)" : "", buf, (long long)have);
+}
+
+int sp_explain(const sp_target *t, const sp_problem *p, const sp_config *c, char *out,
+               size_t outlen)
+{
+    sp_ctx x;
+    sp_ctx_init(&x, t, p);
+    unsigned bad = sp_check(t, p, c);
+    int db = c->double_buffer ? 1 : 0;
+    size_t used = 0;
+    if (outlen)
+        out[0] = '\0';
+    const char *dt = sp_dtype_name(p->dtype);
+    char tile[96];
+    if (bad & SP_BAD_ALIGN_M)
+        line(out, outlen, &used, "m = %d is not a multiple of %lld (the %s fractal)", c->m,
+             (long long)x.m0, dt);
+    if (bad & SP_BAD_ALIGN_N)
+        line(out, outlen, &used, "n = %d is not a multiple of %lld (the %s fractal)", c->n,
+             (long long)x.n0, dt);
+    if (bad & SP_BAD_ALIGN_K)
+        line(out, outlen, &used, "k = %d is not a multiple of %lld (the %s fractal)", c->k,
+             (long long)x.k0, dt);
+    if (bad & SP_BAD_DIM)
+        line(out, outlen, &used,
+             "tile %dx%dx%d exceeds the padded shape %lldx%lldx%lld", c->m, c->n, c->k,
+             (long long)x.Mp, (long long)x.Np, (long long)x.Kp);
+    if (bad & SP_BAD_FULL_K)
+        line(out, outlen, &used, "%s keeps its tile stationary over the whole reduction: needs k = K = %lld, not %d",
+             sp_strategy_name(c->strategy), (long long)x.Kp, c->k);
+    if (bad & SP_BAD_L0A) {
+        snprintf(tile, sizeof tile, "A-tile %dx%d %s", c->m, c->k, dt);
+        buffer_line(out, outlen, &used, "L0A", tile, sp_need_l0a(&x, c->m, c->k, db),
+                    t->buf_bytes[SP_L0A], db);
+    }
+    if (bad & SP_BAD_L0B) {
+        snprintf(tile, sizeof tile, "B-tile %dx%d %s", c->k, c->n, dt);
+        buffer_line(out, outlen, &used, "L0B", tile, sp_need_l0b(&x, c->k, c->n, db),
+                    t->buf_bytes[SP_L0B], db);
+    }
+    if (bad & SP_BAD_L0C) {
+        snprintf(tile, sizeof tile, "C-tile %dx%d accumulators", c->m, c->n);
+        buffer_line(out, outlen, &used, "L0C", tile, sp_need_l0c(&x, c->m, c->n),
+                    t->buf_bytes[SP_L0C], 0);
+    }
+    if (bad & SP_BAD_L1)
+        buffer_line(out, outlen, &used, "L1", "staging one A-tile and one B-tile",
+                    sp_need_l1(&x, c->m, c->n, c->k, db), t->buf_bytes[SP_L1], db);
+    if (bad & SP_BAD_CORES)
+        line(out, outlen, &used, "cores = %d, but target '%s' has %d", c->cores, t->name,
+             t->cores);
+    if (bad & SP_BAD_SPLIT) {
+        int64_t TM = sp_ceil_div(x.Mp, c->m), TN = sp_ceil_div(x.Np, c->n);
+        if (c->split == SP_SPLIT_MN)
+            line(out, outlen, &used,
+                 "split MN needs a grid of >= 2x2 cores dividing %d within %lldx%lld tiles",
+                 c->cores, (long long)TM, (long long)TN);
+        else
+            line(out, outlen, &used, "split %s over %d cores leaves cores idle: only %lld %s-tiles",
+                 sp_split_name(c->split), c->cores,
+                 (long long)(c->split == SP_SPLIT_M ? TM : TN), sp_split_name(c->split));
+    }
+    int lines = 0;
+    for (unsigned b = bad; b; b &= b - 1)
+        lines++;
+    return lines;
+}

@@ -1,0 +1,54 @@
+/* names.c — printable names of strategies, splits, dtypes, buffers and paths,
+ * and the dtype fact table (bytes per element, fractal shape). */
+#include <string.h>
+
+#include "space.h"
+
+static const char *const strategy_names[SP_NSTRATEGY] = {"IS", "WS", "OS"};
+static const char *const split_names[SP_NSPLIT] = {"M", "N", "MN"};
+static const char *const buffer_names[SP_NBUF] = {"L1", "L0A", "L0B", "L0C", "UB"};
+static const char *const path_names[SP_NPATH] = {"GM->L1", "L1->L0A", "L1->L0B",
+                                                 "L0C->UB", "UB->GM"};
+
+/* fp16: 16x16 fractals, fp32 accumulation; int8: 16x32 fractals (512 bytes,
+ * as the cube takes them), int32 accumulation. */
+static const sp_dtype_info dtypes[SP_NDTYPE] = {
+    [SP_FP16] = {"fp16", 2, 4, 16, 16, 16},
+    [SP_INT8] = {"int8", 1, 4, 16, 16, 32},
+};
+
+static const char *name_of(const char *const *names, int n, int i)
+{
+    return i >= 0 && i < n ? names[i] : NULL;
+}
+
+static int parse(const char *const *names, int n, const char *s)
+{
+    for (int i = 0; s && i < n; i++)
+        if (strcmp(names[i], s) == 0)
+            return i;
+    return -1;
+}
+
+const char *sp_strategy_name(int s) { return name_of(strategy_names, SP_NSTRATEGY, s); }
+const char *sp_split_name(int s) { return name_of(split_names, SP_NSPLIT, s); }
+const char *sp_buffer_name(int b) { return name_of(buffer_names, SP_NBUF, b); }
+const char *sp_path_name(int p) { return name_of(path_names, SP_NPATH, p); }
+
+const char *sp_dtype_name(int d)
+{
+    return d >= 0 && d < SP_NDTYPE ? dtypes[d].name : NULL;
+}
+
+int sp_strategy_parse(const char *s) { return parse(strategy_names, SP_NSTRATEGY, s); }
+int sp_split_parse(const char *s) { return parse(split_names, SP_NSPLIT, s); }
+
+int sp_dtype_parse(const char *s)
+{
+    for (int d = 0; s && d < SP_NDTYPE; d++)
+        if (strcmp(dtypes[d].name, s) == 0)
+            return d;
+    return -1;
+}
+
+const sp_dtype_info *sp_dtype_get(sp_dtype d) { return &dtypes[d]; }

@@ -1,0 +1,190 @@
+/* space.h — the nouns of npu-tune (target, problem, config, candidate) and the
+ * operations on them: legality, the load-volume/time model, enumeration, ranking. */
+#ifndef NPU_TUNE_SPACE_H
+#define NPU_TUNE_SPACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SP_NAME_MAX 64
+
+typedef enum { SP_IS, SP_WS, SP_OS, SP_NSTRATEGY } sp_strategy;
+typedef enum { SP_SPLIT_M, SP_SPLIT_N, SP_SPLIT_MN, SP_NSPLIT } sp_split;
+typedef enum { SP_FP16, SP_INT8, SP_NDTYPE } sp_dtype;
+
+/* On-chip buffers of a DaVinci-like core. */
+typedef enum { SP_L1, SP_L0A, SP_L0B, SP_L0C, SP_UB, SP_NBUF } sp_buffer;
+
+/* Copy paths, each run by one pipe: MTE2, MTE1 (x2), FIX, MTE3. */
+typedef enum { SP_GM_L1, SP_L1_L0A, SP_L1_L0B, SP_L0C_UB, SP_UB_GM, SP_NPATH } sp_path;
+
+typedef struct {
+    double bandwidth; /* bytes per cycle */
+    double latency;   /* cycles per copy instruction */
+} sp_copy_path;
+
+/* Hardware description of one NPU: per-core buffers and paths, shared GM. */
+typedef struct {
+    char name[SP_NAME_MAX];
+    int cores;                    /* AI (cube) cores */
+    double clock_mhz;
+    double macs[SP_NDTYPE];       /* cube MACs per cycle per input dtype */
+    int64_t buf_bytes[SP_NBUF];
+    int buf_align[SP_NBUF];       /* bytes; transfers are whole granules */
+    sp_copy_path path[SP_NPATH];
+    double gm_bandwidth;          /* bytes per cycle, shared by all cores */
+    int events;                   /* event ids per pipe pair */
+} sp_target;
+
+/* Element type facts: bytes per input/accumulator element and the fractal
+ * (cube block) m0 x k0 / k0 x n0 that tiles must be multiples of. */
+typedef struct {
+    const char *name;
+    int in_bytes, acc_bytes;
+    int m0, n0, k0;
+} sp_dtype_info;
+
+/* One matmul to tune: C[M x N] = A[M x K] . B[K x N], batch times. */
+typedef struct {
+    char name[SP_NAME_MAX];
+    sp_dtype dtype;
+    int64_t M, N, K, batch;
+} sp_problem;
+
+/* One point of the search space. */
+typedef struct {
+    int32_t m, n, k, cores;
+    uint8_t strategy;      /* sp_strategy */
+    uint8_t double_buffer; /* 0 or 1 */
+    uint8_t split;         /* sp_split */
+} sp_config;
+
+/* Model figures of a legal config (whole problem unless named per core). */
+typedef struct {
+    double load_elems;         /* Sigma: elements loaded into L0A + L0B */
+    double store_elems;        /* elements of C written back to GM */
+    double bytes[SP_NPATH];    /* bytes over each path */
+    double core_load_elems;    /* Sigma of the busiest core */
+    double est_cycles;         /* estimated cycles of the busiest core */
+    double buffer_use;         /* bytes of L0A + L0B + L0C one tile set occupies */
+    int32_t grid_m, grid_n;    /* cores along M and N */
+} sp_figures;
+
+typedef struct {
+    sp_config config;
+    sp_figures fig;
+} sp_candidate;
+
+/* A search axis: ascending distinct positive values; n == 0 means "every
+ * multiple of the fractal up to the problem's dimension". */
+typedef struct {
+    int32_t *v;
+    size_t n;
+} sp_axis;
+
+typedef struct {
+    bool strategy[SP_NSTRATEGY];
+    sp_axis m, n, k;
+    bool double_buffer[2];     /* [0] off allowed, [1] on allowed */
+    sp_axis cores;
+    sp_split split[SP_NSPLIT]; /* in the user's order */
+    int nsplit;
+} sp_space;
+
+/* Why a config is illegal: a bit per rule. */
+enum {
+    SP_BAD_ALIGN_M = 1 << 0,   /* m not a multiple of the fractal */
+    SP_BAD_ALIGN_N = 1 << 1,
+    SP_BAD_ALIGN_K = 1 << 2,
+    SP_BAD_DIM     = 1 << 3,   /* tile larger than the padded dimension */
+    SP_BAD_FULL_K  = 1 << 4,   /* IS/WS need k = K */
+    SP_BAD_L0A     = 1 << 5,
+    SP_BAD_L0B     = 1 << 6,
+    SP_BAD_L0C     = 1 << 7,
+    SP_BAD_L1      = 1 << 8,
+    SP_BAD_CORES   = 1 << 9,   /* more cores than the target has */
+    SP_BAD_SPLIT   = 1 << 10,  /* a core would get no work / no 2-D grid */
+    SP_BAD_LAST    = 1 << 11
+};
+
+/* ---- names (names.c) ---- */
+
+/* Static names ("IS", "M", "fp16", "L0A", "GM->L1"); NULL for out-of-range. */
+const char *sp_strategy_name(int s);
+const char *sp_split_name(int s);
+const char *sp_dtype_name(int d);
+const char *sp_buffer_name(int b);
+const char *sp_path_name(int p);
+/* Parse a name (case-sensitive as printed above); -1 if unknown. */
+int sp_strategy_parse(const char *s);
+int sp_split_parse(const char *s);
+int sp_dtype_parse(const char *s);
+/* Facts for dtype d (valid d only). */
+const sp_dtype_info *sp_dtype_get(sp_dtype d);
+
+/* ---- target (target.c) ---- */
+
+/* Checks a target for consistency; on failure writes one line naming the
+ * offending field into err and returns false. */
+bool sp_target_check(const sp_target *t, char *err, size_t errlen);
+
+/* ---- legality and model (legal.c, model.c) ---- */
+
+/* Multiple of the fractal m0 at or above x. */
+int64_t sp_pad(int64_t x, int unit);
+
+/* Bitmask of violated rules (0 = legal) of config c for problem p on t. */
+unsigned sp_check(const sp_target *t, const sp_problem *p, const sp_config *c);
+
+/* Writes one human line per violated rule of c (with the numbers: needed vs
+ * available bytes) into out, '\n'-separated; returns the number of lines. */
+int sp_explain(const sp_target *t, const sp_problem *p, const sp_config *c,
+               char *out, size_t outlen);
+
+/* Core grid (cores along M, N) of a split, or false if the split leaves a
+ * core without work (or MN has no 2-D grid). */
+bool sp_grid(const sp_problem *p, const sp_config *c, int *gm, int *gn);
+
+/* Fills the model figures of a legal config. */
+void sp_model(const sp_target *t, const sp_problem *p, const sp_config *c,
+              sp_figures *f);
+
+/* ---- enumeration and ranking (enumerate.c, rank.c) ---- */
+
+typedef enum { SP_BY_TIME, SP_BY_VOLUME } sp_order;
+
+/* Total orders used for ranking: est_cycles (resp. Sigma) ascending, then
+ * larger buffer use, then the other figure, then the config itself. */
+int sp_cmp_time(const sp_candidate *a, const sp_candidate *b);
+int sp_cmp_volume(const sp_candidate *a, const sp_candidate *b);
+int sp_cmp_config(const sp_config *a, const sp_config *b);
+
+typedef struct {
+    int64_t raw;   /* axis product after dropping values beyond the dims */
+    int64_t legal; /* distinct legal configs */
+} sp_counts;
+
+/* The `keep` best legal candidates in `order` (fewer if fewer are legal),
+ * sorted best first into out (room for keep). Runs in parallel with OpenMP;
+ * the result does not depend on the thread count. Returns how many. */
+size_t sp_rank_top(const sp_target *t, const sp_problem *p, const sp_space *s,
+                   sp_order order, size_t keep, sp_candidate *out,
+                   sp_counts *counts);
+
+/* Every legal candidate, in config order, in a malloc'd array (*out, free it).
+ * Returns the count, or (size_t)-1 if memory ran out. */
+size_t sp_enumerate(const sp_target *t, const sp_problem *p, const sp_space *s,
+                    sp_candidate **out, sp_counts *counts);
+
+/* Sorts candidates best first. */
+void sp_sort(sp_candidate *c, size_t n, sp_order order);
+
+/* ---- space helpers (space.c) ---- */
+
+/* Sorts an axis ascending and removes duplicates. */
+void sp_axis_normalise(sp_axis *a);
+/* Frees the axes of s (not s itself). */
+void sp_space_free(sp_space *s);
+
+#endif

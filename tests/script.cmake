@@ -1,0 +1,8 @@
+# script.cmake — registers the tests of the Lua script module (lua/);
+# included from tests/CMakeLists.txt. Fixtures live in tests/scripts/.
+add_executable(test_script ${CMAKE_CURRENT_LIST_DIR}/test_script.c)
+target_link_libraries(test_script PRIVATE lua_script space)
+target_include_directories(test_script PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+target_compile_definitions(test_script PRIVATE
+  NPU_TUNE_SCRIPTS_DIR="${CMAKE_CURRENT_LIST_DIR}/scripts")
+add_test(NAME script COMMAND test_script)

@@ -1,0 +1,28 @@
+-- bert.lua — the illustrative script of DESIGN.md section 7, measured by
+-- the model; test_script checks every value it declares.
+target "ascend910"
+
+matmul {
+  name   = "bert",
+  shapes = { {512, 768, 768}, {512, 3072, 768}, {512, 768, 3072} },  -- {M, N, K}
+  dtype  = "fp16",
+}
+
+space {
+  strategy      = { "IS", "WS", "OS" },
+  m             = multiples(16, 512),
+  n             = multiples(16, 3072),
+  k             = multiples(16, 3072),
+  double_buffer = { false, true },
+  cores         = { 1 },
+  split         = { "M" },
+  -- constraint = function(c) return c.m >= c.n end,
+}
+
+tune {
+  measure = "model",       -- "model" | "sim" | "host" | { command = "..." }
+  search  = "model",       -- "model" | "exhaustive" | "random" | "anneal"
+  budget  = 32,            -- measurements per problem
+  results = "results/bert.csv",
+  table   = "results/bert-table.csv",
+}

@@ -1,0 +1,52 @@
+/* main.c — the npu-tune executable: dispatches to the command named by the
+ * first argument, or runs a tuning script. */
+#include <gsl/gsl_errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tuner.h"
+
+#ifndef NPU_TUNE_VERSION
+#define NPU_TUNE_VERSION "0"
+#endif
+
+static int help(void)
+{
+    printf("npu-tune %s — autotuner for matrix kernels on NPU-style accelerators\n\n"
+           "usage:\n"
+           "  npu-tune SCRIPT.lua                 run the script's tuning\n"
+           "  npu-tune model --target T --shape MxNxK [--batch B] [--dtype fp16|int8]\n"
+           "                 [--strategy IS|WS|OS] [--tile mxnxk] [--double-buffer on|off]\n"
+           "                 [--cores C] [--split M|N|MN] [--format text|csv]\n"
+           "      with --tile: explain that config; without: best tile per strategy\n"
+           "  npu-tune --version\n",
+           NPU_TUNE_VERSION);
+    return TN_OK;
+}
+
+int main(int argc, char **argv)
+{
+    gsl_set_error_handler_off();
+    if (argc < 2) {
+        fprintf(stderr, "usage: npu-tune SCRIPT.lua | npu-tune model ... | npu-tune --help\n");
+        return TN_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0)
+        return help();
+    if (strcmp(cmd, "--version") == 0) {
+        printf("npu-tune %s\n", NPU_TUNE_VERSION);
+        return TN_OK;
+    }
+    if (strcmp(cmd, "model") == 0)
+        return tn_model(argc - 1, argv + 1);
+    if (cmd[0] == '-') {
+        tn_error("unknown option '%s'", cmd);
+        return TN_USAGE;
+    }
+    if (!strchr(cmd, '.') && !strchr(cmd, '/')) {
+        tn_error("unknown command '%s' (commands: model; or give a SCRIPT.lua)", cmd);
+        return TN_USAGE;
+    }
+    return tn_run(argc, argv);
+}

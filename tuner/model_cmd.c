@@ -1,0 +1,254 @@
+/* model_cmd.c — `npu-tune model`: explain one config (legal? which buffer
+ * overflows, Sigma, est. cycles) or list the best tile per strategy by Sigma. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "script.h"
+#include "tuner.h"
+
+typedef struct {
+    sp_target t;
+    sp_problem p;
+    sp_config c;
+    int strategy;   /* -1: every strategy */
+    int have_tile;
+    int csv;
+} request;
+
+static int usage(const char *why)
+{
+    if (why)
+        tn_error("model: %s", why);
+    fprintf(stderr,
+            "usage: npu-tune model --target T --shape MxNxK [--batch B] [--dtype fp16|int8]\n"
+            "                      [--strategy IS|WS|OS] [--tile mxnxk] [--double-buffer on|off]\n"
+            "                      [--cores C] [--split M|N|MN] [--format text|csv]\n");
+    return TN_USAGE;
+}
+
+static int parse(int argc, char **argv, request *r)
+{
+    static const struct option opts[] = {
+        {"target", required_argument, 0, 't'},  {"shape", required_argument, 0, 's'},
+        {"batch", required_argument, 0, 'b'},   {"dtype", required_argument, 0, 'd'},
+        {"strategy", required_argument, 0, 'S'}, {"tile", required_argument, 0, 'T'},
+        {"double-buffer", required_argument, 0, 'D'}, {"cores", required_argument, 0, 'c'},
+        {"split", required_argument, 0, 'p'},   {"format", required_argument, 0, 'f'},
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    const char *target = NULL;
+    long long v[3];
+    char why[160];
+    int have_shape = 0, o;
+    memset(r, 0, sizeof *r);
+    r->p = (sp_problem){.name = "model", .dtype = SP_FP16, .batch = 1};
+    r->c = (sp_config){.cores = 1, .strategy = SP_OS, .split = SP_SPLIT_M};
+    r->strategy = -1;
+    opterr = 0;
+    optind = 1;
+    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (o) {
+        case 't': target = optarg; break;
+        case 's':
+            if (!tn_parse_dims(optarg, v, 3))
+                return snprintf(why, sizeof why, "--shape '%s' must be MxNxK", optarg), usage(why);
+            r->p.M = v[0], r->p.N = v[1], r->p.K = v[2];
+            have_shape = 1;
+            break;
+        case 'b':
+            if (!tn_parse_dims(optarg, v, 1))
+                return snprintf(why, sizeof why, "--batch '%s' must be a positive integer", optarg), usage(why);
+            r->p.batch = v[0];
+            break;
+        case 'd':
+            if ((o = sp_dtype_parse(optarg)) < 0)
+                return snprintf(why, sizeof why, "--dtype '%s' is not one of fp16, int8", optarg), usage(why);
+            r->p.dtype = (sp_dtype)o;
+            break;
+        case 'S':
+            if ((r->strategy = sp_strategy_parse(optarg)) < 0)
+                return snprintf(why, sizeof why, "--strategy '%s' is not one of IS, WS, OS", optarg), usage(why);
+            r->c.strategy = (uint8_t)r->strategy;
+            break;
+        case 'T':
+            if (!tn_parse_dims(optarg, v, 3))
+                return snprintf(why, sizeof why, "--tile '%s' must be mxnxk", optarg), usage(why);
+            r->c.m = (int32_t)v[0], r->c.n = (int32_t)v[1], r->c.k = (int32_t)v[2];
+            r->have_tile = 1;
+            break;
+        case 'D':
+            if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+                return snprintf(why, sizeof why, "--double-buffer '%s' is not on or off", optarg), usage(why);
+            r->c.double_buffer = strcmp(optarg, "on") == 0;
+            break;
+        case 'c':
+            if (!tn_parse_dims(optarg, v, 1))
+                return snprintf(why, sizeof why, "--cores '%s' must be a positive integer", optarg), usage(why);
+            r->c.cores = (int32_t)v[0];
+            break;
+        case 'p':
+            if ((o = sp_split_parse(optarg)) < 0)
+                return snprintf(why, sizeof why, "--split '%s' is not one of M, N, MN", optarg), usage(why);
+            r->c.split = (uint8_t)o;
+            break;
+        case 'f':
+            if (strcmp(optarg, "text") && strcmp(optarg, "csv"))
+                return snprintf(why, sizeof why, "--format '%s' is not text or csv", optarg), usage(why);
+            r->csv = strcmp(optarg, "csv") == 0;
+            break;
+        case 'h': return usage(NULL);
+        default:
+            snprintf(why, sizeof why, "unknown or incomplete option '%s'", argv[optind - 1]);
+            return usage(why);
+        }
+    }
+    if (optind < argc)
+        return snprintf(why, sizeof why, "unexpected argument '%s'", argv[optind]), usage(why);
+    if (!target || !have_shape)
+        return usage(!target ? "--target is required" : "--shape is required");
+    if (!ls_builtin_target(target, &r->t, why, sizeof why)) {
+        tn_error("model: %s", why);
+        return TN_USAGE;
+    }
+    return TN_OK;
+}
+
+static const char csv_header[] =
+    "strategy,m,n,k,double_buffer,cores,split,legal,load_volume_elems,store_elems,"
+    "est_cycles,buffer_use_bytes,grid_m,grid_n,legal_configs,violations\n";
+
+static void csv_row(const sp_config *c, int legal, const sp_figures *f, long long nlegal,
+                    const char *why)
+{
+    printf("%s,", sp_strategy_name(c->strategy));
+    if (f)
+        printf("%d,%d,%d,", c->m, c->n, c->k);
+    else
+        printf(",,,");
+    printf("%d,%d,%s,%d,", c->double_buffer, c->cores, sp_split_name(c->split), legal);
+    if (f)
+        printf("%.0f,%.0f,%.0f,%.0f,%d,%d,", f->load_elems, f->store_elems, f->est_cycles,
+               f->buffer_use, f->grid_m, f->grid_n);
+    else
+        printf(",,,,,,");
+    printf("%lld,", nlegal);
+    for (const char *s = why; s && *s; s++) /* lines become '; ', commas ';' */
+        if (*s == '\n')
+            fputs(s[1] ? "; " : "", stdout);
+        else
+            putchar(*s == ',' ? ';' : *s);
+    putchar('\n');
+}
+
+static void heading(const request *r)
+{
+    const sp_problem *p = &r->p;
+    printf("%s, %lldx%lldx%lld %s, batch %lld, double buffering %s, %d core%s, split %s\n",
+           r->t.name, (long long)p->M, (long long)p->N, (long long)p->K,
+           sp_dtype_name(p->dtype), (long long)p->batch, r->c.double_buffer ? "on" : "off",
+           r->c.cores, r->c.cores == 1 ? "" : "s", sp_split_name(r->c.split));
+}
+
+/* One config: legality with reasons, then the model's figures. */
+static int explain(const request *r)
+{
+    char why[1024];
+    sp_figures f;
+    int bad = sp_explain(&r->t, &r->p, &r->c, why, sizeof why);
+    sp_model(&r->t, &r->p, &r->c, &f);
+    if (r->csv) {
+        fputs(csv_header, stdout);
+        csv_row(&r->c, bad == 0, &f, bad == 0, why);
+        return TN_OK;
+    }
+    heading(r);
+    const sp_config *c = &r->c;
+    printf("config: %s %dx%dx%d (core grid %dx%d)\n", sp_strategy_name(c->strategy), c->m, c->n,
+           c->k, f.grid_m, f.grid_n);
+    printf("legal: %s\n", bad ? "no" : "yes");
+    for (char *line = why, *end; *line; line = end + 1) {
+        end = strchr(line, '\n');
+        printf("  %.*s\n", (int)(end - line), line);
+    }
+    if (bad)
+        printf("figures as if it ran:\n");
+    printf("  load volume (Sigma): %.0f elements into L0A+L0B (busiest core %.0f)\n",
+           f.load_elems, f.core_load_elems);
+    printf("  stores: %.0f elements\n  bytes:", f.store_elems);
+    for (int i = 0; i < SP_NPATH; i++)
+        printf(" %s %.0f%s", sp_path_name(i), f.bytes[i], i + 1 < SP_NPATH ? "," : "\n");
+    printf("  buffer use: %.0f bytes of L0A+L0B+L0C\n", f.buffer_use);
+    printf("  estimated: %.0f cycles (%.2f us at %.0f MHz)\n", f.est_cycles,
+           f.est_cycles / r->t.clock_mhz, r->t.clock_mhz);
+    return TN_OK;
+}
+
+/* Best tile per strategy by Sigma, as the thesis ranks them. */
+static int best_per_strategy(request *r)
+{
+    sp_space s = {.double_buffer = {!r->c.double_buffer, r->c.double_buffer}, .nsplit = 1};
+    s.split[0] = (sp_split)r->c.split;
+    int32_t cores = r->c.cores;
+    s.cores = (sp_axis){&cores, 1};
+    if (r->csv)
+        fputs(csv_header, stdout);
+    else {
+        heading(r);
+        printf("best tile per strategy by load volume (ties: larger buffer use)\n");
+        printf("%-8s %6s %6s %6s %14s %12s %10s %12s\n", "strategy", "m", "n", "k",
+               "load_volume", "est_cycles", "buffer_KiB", "legal_tiles");
+    }
+    sp_candidate best[SP_NSTRATEGY];
+    int have[SP_NSTRATEGY] = {0};
+    for (int st = 0; st < SP_NSTRATEGY; st++) {
+        if (r->strategy >= 0 && st != r->strategy)
+            continue;
+        for (int i = 0; i < SP_NSTRATEGY; i++)
+            s.strategy[i] = i == st;
+        sp_counts n;
+        size_t got = sp_rank_top(&r->t, &r->p, &s, SP_BY_VOLUME, 1, &best[st], &n);
+        if (got == (size_t)-1) {
+            tn_error("model: out of memory");
+            return TN_ERROR;
+        }
+        have[st] = got == 1;
+        sp_config none = r->c;
+        none.strategy = (uint8_t)st;
+        if (r->csv) {
+            csv_row(have[st] ? &best[st].config : &none, have[st], have[st] ? &best[st].fig : NULL,
+                    (long long)n.legal, have[st] ? "" : "no legal tile");
+            continue;
+        }
+        if (!have[st]) {
+            printf("%-8s %6s %6s %6s %14s %12s %10s %12lld\n", sp_strategy_name(st), "-", "-",
+                   "-", "no legal tile", "-", "-", 0LL);
+            continue;
+        }
+        const sp_candidate *b = &best[st];
+        printf("%-8s %6d %6d %6d %14.0f %12.0f %10.1f %12lld\n", sp_strategy_name(st),
+               b->config.m, b->config.n, b->config.k, b->fig.load_elems, b->fig.est_cycles,
+               b->fig.buffer_use / 1024, (long long)n.legal);
+    }
+    if (!r->csv) {
+        int win = -1;
+        for (int st = 0; st < SP_NSTRATEGY; st++)
+            if (have[st] && (win < 0 || sp_cmp_volume(&best[st], &best[win]) < 0))
+                win = st;
+        if (win < 0)
+            printf("no strategy has a legal tile for this shape on %s\n", r->t.name);
+        else
+            printf("lowest load volume: %s %dx%dx%d\n", sp_strategy_name(win),
+                   best[win].config.m, best[win].config.n, best[win].config.k);
+    }
+    return TN_OK;
+}
+
+int tn_model(int argc, char **argv)
+{
+    request r;
+    int rc = parse(argc, argv, &r);
+    if (rc != TN_OK)
+        return rc;
+    return r.have_tile ? explain(&r) : best_per_strategy(&r);
+}
