@@ -21,7 +21,7 @@ space {
 }
 
 tune {
-  measure = "model",       -- "model" | "sim" | "host" | { command = "..." }; the simulator lands next
+  measure = "sim",         -- "model" | "sim" | "host" | { command = "..." }
   search  = "model",       -- "model" | "exhaustive" | "random" | "anneal"
   budget  = 32,            -- measurements per problem
   results = "results/bert.csv",

@@ -7,15 +7,17 @@
 #include "measure.h"
 
 ms_backend *ms_model_open(void);
+ms_backend *ms_sim_open(void);
 
 static const struct {
     const char *name;
     ms_backend *(*open)(void);
 } backends[] = {
     {"model", ms_model_open},
+    {"sim", ms_sim_open},
 };
 
-const char *const ms_backend_names[] = {"model", NULL};
+const char *const ms_backend_names[] = {"model", "sim", NULL};
 
 ms_backend *ms_open(const char *name, char *err, size_t errlen)
 {

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "codegen.h"
 #include "space.h"
 
 typedef enum { MS_OK, MS_WRONG, MS_TIMEOUT, MS_CRASH, MS_ILLEGAL, MS_NSTATUS } ms_status;
@@ -17,7 +18,7 @@ typedef struct {
     double value;
     int nsamples;
     double mean, stddev, ci_lo, ci_hi; /* 95% confidence interval of the mean */
-    char detail[160];                   /* why, when status is not ok */
+    char detail[320];                   /* why, when status is not ok */
 } ms_measurement;
 
 typedef struct ms_backend ms_backend;
@@ -30,6 +31,10 @@ struct ms_backend {
     bool parallel;
     void (*measure)(ms_backend *b, const sp_target *t, const sp_problem *p,
                     const sp_candidate *c, ms_measurement *out);
+    /* Optional: checks the candidate's result against a reference (slower
+     * than measure); turns an ok measurement into wrong/crash/illegal. */
+    void (*verify)(ms_backend *b, const sp_target *t, const sp_problem *p,
+                   const sp_candidate *c, ms_measurement *out);
     void (*close)(ms_backend *b);
     void *state;
 };
@@ -52,5 +57,40 @@ const char *ms_status_name(ms_status s);
 /* Fills the statistics of m from n >= 1 samples (sorted in place): median,
  * mean, standard deviation and a Student-t 95% interval of the mean. */
 void ms_summarise(double *samples, int n, ms_measurement *m);
+
+/* ---- the cycle-level NPU simulator (sim.c, ...) ---- */
+
+typedef struct {
+    bool functional;   /* move real data, check hazards and the result */
+    uint64_t seed;     /* inputs: small integers from this seed (exact in fp32) */
+    bool trace;        /* record spans for ms_sim_write_trace */
+} ms_sim_options;
+
+/* What one simulation measured. cycles is the makespan over all cores;
+ * busy/stall are summed over cores; bytes are per copy path. */
+typedef struct {
+    ms_status status;          /* MS_OK, MS_WRONG (bad result), MS_ILLEGAL (program error) */
+    char error[320];           /* first error, naming the instruction; "" if ok */
+    double cycles;
+    double busy[CG_NPIPE];
+    double stall[CG_NPIPE];    /* cycles a pipe's next instruction waited on a flag */
+    double bytes[SP_NPATH];
+    uint64_t instructions;
+    bool checked;              /* functional: result compared with the reference */
+    void *trace;               /* owned; freed by ms_sim_result_free */
+} ms_sim_result;
+
+/* Runs kernel k on target t. Returns false only when out of memory; program
+ * errors (buffer overflow/misalignment, unknown event ids, a flag never set,
+ * an access not ordered after the pipe that wrote or read the data) and a
+ * wrong result are reported through r->status and r->error. */
+bool ms_simulate(const sp_target *t, const cg_kernel *k, const ms_sim_options *o,
+                 ms_sim_result *r);
+
+/* Writes the recorded spans as Chrome trace JSON (one process per core, one
+ * thread per pipe); false with errno set if writing failed. */
+bool ms_sim_write_trace(FILE *f, const sp_target *t, const ms_sim_result *r);
+
+void ms_sim_result_free(ms_sim_result *r);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "space.h"
 
@@ -38,6 +39,11 @@ bool rs_journal_close(rs_journal *j, char *err, size_t errlen);
 /* Writes the table (header + rows) to a temporary file beside path and
  * renames it over path, so readers never see half a table. */
 bool rs_table_write(const char *path, const rs_row *rows, size_t n, char *err, size_t errlen);
+
+/* Writes a file through write(f, ctx) into a temporary file beside path,
+ * then renames it over path; false with a one-line reason in err. */
+bool rs_write_atomic(const char *path, bool (*write)(FILE *f, void *ctx), void *ctx, char *err,
+                     size_t errlen);
 
 /* Makes the parent directories of path (like mkdir -p of its dirname). */
 bool rs_make_parents(const char *path, char *err, size_t errlen);

@@ -1,5 +1,5 @@
-/* table.c — the tuning table: the best config per problem, written to a
- * temporary file and renamed into place so no reader sees half of it. */
+/* table.c — writing files whole: a temporary file renamed into place, so no
+ * reader sees half of one; the tuning table is written this way. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdlib.h>
@@ -35,7 +35,8 @@ bool rs_make_parents(const char *path, char *err, size_t errlen)
     return ok;
 }
 
-bool rs_table_write(const char *path, const rs_row *rows, size_t n, char *err, size_t errlen)
+bool rs_write_atomic(const char *path, bool (*write)(FILE *f, void *ctx), void *ctx, char *err,
+                     size_t errlen)
 {
     if (!rs_make_parents(path, err, errlen))
         return false;
@@ -52,17 +53,35 @@ bool rs_table_write(const char *path, const rs_row *rows, size_t n, char *err, s
         free(tmp);
         return false;
     }
-    fprintf(f, "%s\n", rs_table_header);
-    for (size_t i = 0; i < n; i++)
-        rs_write_table_row(f, &rows[i]);
-    bool ok = fflush(f) == 0 && !ferror(f) && fsync(fileno(f)) == 0;
+    errno = 0;
+    bool ok = write(f, ctx) && fflush(f) == 0 && !ferror(f) && fsync(fileno(f)) == 0;
     ok = fclose(f) == 0 && ok;
     if (!ok || rename(tmp, path)) {
-        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+        snprintf(err, errlen, "cannot write '%s': %s", path, errno ? strerror(errno) : "write failed");
         unlink(tmp);
         free(tmp);
         return false;
     }
     free(tmp);
     return true;
+}
+
+typedef struct {
+    const rs_row *rows;
+    size_t n;
+} table;
+
+static bool write_table(FILE *f, void *ctx)
+{
+    const table *t = ctx;
+    fprintf(f, "%s\n", rs_table_header);
+    for (size_t i = 0; i < t->n; i++)
+        rs_write_table_row(f, &t->rows[i]);
+    return true;
+}
+
+bool rs_table_write(const char *path, const rs_row *rows, size_t n, char *err, size_t errlen)
+{
+    table t = {rows, n};
+    return rs_write_atomic(path, write_table, &t, err, errlen);
 }

@@ -24,9 +24,12 @@ static void volumes(int s, double M, double N, double K, double TM, double TN, i
 
 /* Accumulates the time of a sequence of kernel steps. A step loads an A
  * and/or B tile (GM->L1 on MTE2, L1->L0 on MTE1), runs one mmad (M) and
- * may drain its C-tile (FIX to UB, MTE3 to GM). Single-buffered, the pipes
- * take turns; double-buffered, the loads of step i+1 overlap step i's
- * mmad, while mmad and drain serialise on the one L0C. */
+ * may drain its C-tile (FIX to UB, MTE3 to GM from two UB pieces, so MTE3
+ * overlaps). The steady-state cost of a step is the longest dependency
+ * cycle of the generated code (codegen/generate.c): single-buffered, an
+ * operand's next GM->L1 load waits for MTE1 to take the current one
+ * (t2x + t1x), and MTE1's next load waits for the mmad to release L0
+ * (t1 + mmad + drain); double-buffered, only the busiest pipe remains. */
 typedef struct {
     double inv2, lat2, inva, lata, invb, latb, invf, latf, inv3, lat3;
     double in, acc, inv_macs;
@@ -41,14 +44,14 @@ static inline double max3(double a, double b, double c)
     return m > c ? m : c;
 }
 
-static inline void step(timer *t, int64_t count, int64_t mi, int64_t ni, int64_t ki, int la, int lb,
-                 int store)
+static inline void step(timer *t, int64_t count, int64_t mi, int64_t ni, int64_t ki, int la,
+                        int lb, int store)
 {
     if (count <= 0)
         return;
     double a = la ? (double)(mi * ki) * t->in : 0, b = lb ? (double)(ki * ni) * t->in : 0;
-    double t2 = (a + b) * t->inv2 + (la + lb) * t->lat2;
-    double t1 = la * (a * t->inva + t->lata) + lb * (b * t->invb + t->latb);
+    double t2a = la * (a * t->inv2 + t->lat2), t2b = lb * (b * t->inv2 + t->lat2);
+    double t1a = la * (a * t->inva + t->lata), t1b = lb * (b * t->invb + t->latb);
     double tc = (double)(mi * ni) * (double)ki * t->inv_macs;
     double tf = 0, t3 = 0;
     if (store) {
@@ -56,18 +59,19 @@ static inline void step(timer *t, int64_t count, int64_t mi, int64_t ni, int64_t
         tf = cb * t->invf + t->latf;
         t3 = cb * t->inv3 + t->lat3;
     }
+    double t2 = t2a + t2b, t1 = t1a + t1b, cost;
+    if (t->db)
+        cost = max3(t2, t1, tc + tf);
+    else
+        cost = max3(t2, t1 + tc + tf, t1a + t2a > t1b + t2b ? t1a + t2a : t1b + t2b);
     if (!t->filled) { /* what the first step cannot overlap: pipeline fill */
-        t->fill = t2 + t1 + tc + tf - max3(t2, t1, tc + tf);
+        t->fill = t2 + t1 + tc + tf - cost;
         t->filled = 1;
     }
-    if (t->db) {
-        t->body += (double)count * max3(t2, t1, tc + tf);
-        t->t3sum += (double)count * t3;
-        if (store)
-            t->t3last = t3;
-    } else {
-        t->body += (double)count * (t2 + t1 + tc + tf + t3);
-    }
+    t->body += (double)count * cost;
+    t->t3sum += (double)count * t3;
+    if (store)
+        t->t3last = t3;
 }
 
 /* Walks the loop nest of strategy s over one core's block, cut into the
@@ -169,13 +173,12 @@ void sp_model_plan(const sp_ctx *x, const sp_config *c, const sp_plan *pl, int g
         .db = c->double_buffer ? 1 : 0,
     };
     walk(&t, c->strategy, hm, hn, pl->k, x->Kp, c->k);
-    double cycles = t.body * batch;
-    if (t.db) {
-        cycles += t.fill + t.t3last; /* pipeline fill and the last MTE3 drain */
-        double mte3 = t.fill + t.t3sum * batch;
-        if (mte3 > cycles)
-            cycles = mte3;
-    }
+    /* the steps, the pipeline fill and the last MTE3 drain; never less than
+     * MTE3's own busy time */
+    double cycles = t.body * batch + t.fill + t.t3last;
+    double mte3 = t.fill + t.t3sum * batch;
+    if (mte3 > cycles)
+        cycles = mte3;
     f->est_cycles = cycles;
     f->buffer_use = (double)(sp_need_l0a(x, c->m, c->k, 0) + sp_need_l0b(x, c->k, c->n, 0) +
                              sp_need_l0c(x, c->m, c->n));

@@ -40,7 +40,7 @@ has "help" "$out" "npu-tune model --target T"
 run 0 --version
 has "version" "$out" "npu-tune "
 run 2 frobnicate
-same "unknown command" "$err" "npu-tune: unknown command 'frobnicate' (commands: model; or give a SCRIPT.lua)"
+same "unknown command" "$err" "npu-tune: unknown command 'frobnicate' (commands: model, gen, sim; or give a SCRIPT.lua)"
 run 2 --frob
 same "unknown option" "$err" "npu-tune: unknown option '--frob'"
 run 1 missing.lua
@@ -100,6 +100,39 @@ best=$(grep '^bert,512,768,768,' "$work/results/bert-table.csv" | cut -d, -f8)
 same "best strategy of 512x768x768" "$best" "OS"
 has "summary" "$out" "bert         512x768x768"
 same "no temp files" "$(ls "$work/results" | tr '\n' ' ')" "bert-table.csv bert.csv "
+
+same "journal backend" "$(sed -n 2p "$work/results/bert.csv" | cut -d, -f17-18,20)" "sim,ok,cycles"
+
+# --- gen and sim: a kernel file, simulated and checked ---
+run 0 gen --target ascend910 --shape 100x70x50 --strategy OS --tile 32x32x32 --double-buffer on --cores 2 --split M -o k/os.npu
+same "gen writes nothing on stdout" "$out" ""
+same "kernel header" "$(head -n 1 "$work/k/os.npu")" "npu-kernel 1"
+run 0 sim k/os.npu --check --trace k/trace.json
+has "sim cycles" "$out" "cycles: "
+has "sim check" "$out" "check: ok, C equals the reference matmul"
+if command -v python3 >/dev/null; then
+    if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["traceEvents"]' "$work/k/trace.json"; then ok; else bad "trace is not valid JSON"; fi
+fi
+run 0 sim k/os.npu --format csv
+same "sim csv header" "$(printf '%s\n' "$out" | head -n 1 | cut -d, -f1-4)" "cycles,instructions,status,busy_S"
+run 0 gen --target ascend910 --shape 64x64x64 --strategy IS --tile 16x16x64
+has "gen to stdout" "$out" "config IS m=16 n=16 k=64"
+# a kernel with its first MTE2->MTE1 wait removed reads L1 before it is written
+awk '/wait_flag MTE2 MTE1/ && !done { done = 1; next } { print }' "$work/k/os.npu" >"$work/k/broken.npu"
+run 1 sim k/broken.npu --check
+has "hazard caught" "$err" "npu-tune: k/broken.npu: core 0 #"
+has "hazard named" "$err" "reads L1 written by MTE2"
+printf 'npu-kernel 2\n' >"$work/k/v2.npu"
+run 1 sim k/v2.npu
+same "bad kernel" "$err" "npu-tune: k/v2.npu:1: unsupported format version 2"
+run 1 sim k/none.npu
+same "no kernel" "$err" "npu-tune: cannot open 'k/none.npu': No such file or directory"
+run 2 sim
+same "sim usage" "$(printf '%s\n' "$err" | head -n 1)" "npu-tune: sim: a KERNEL file is required"
+run 1 gen --target ascend910 --shape 512x768x768 --strategy OS --tile 256x256x128 --double-buffer on
+same "gen illegal" "$err" "npu-tune: gen: illegal config: L0A overflows: A-tile 256x128 fp16 needs 131072 bytes (double-buffered: two copies), L0A has 65536"
+run 2 gen --target ascend910 --shape 512x768x768 --strategy OS
+same "gen needs tile" "$(printf '%s\n' "$err" | head -n 1)" "npu-tune: gen: --tile is required"
 
 # --- an impossible space: clear error, nothing written ---
 cat >"$work/impossible.lua" <<'EOF'

@@ -103,21 +103,28 @@ static void tails(void)
 }
 
 /* One 32x32x32 step on the round target, worked by hand:
- * MTE2 (2048 + 2048 B) / 64 = 64; MTE1 2048/512 + 2048/256 = 12;
+ * MTE2 2048/64 + 2048/64 = 32 + 32; MTE1 2048/512 + 2048/256 = 4 + 8;
  * mmad 32768 / 4096 = 8; FIX 4096/256 = 16; MTE3 4096/64 = 64. */
 static void cycles(void)
 {
     sp_target t = fx_round();
     sp_problem p = fx_problem(32, 32, 32, 1, SP_FP16);
+    /* One step cannot overlap anything: the serial sum either way. */
     CHECK(model(&t, &p, cfg(SP_OS, 32, 32, 32, 0, 1, 0)).est_cycles == 64 + 12 + 8 + 16 + 64);
-    /* One step cannot overlap anything: double buffering costs the same. */
     CHECK(model(&t, &p, cfg(SP_OS, 32, 32, 32, 1, 1, 0)).est_cycles == 64 + 12 + 8 + 16 + 64);
-    /* Two k-steps of 16: each MTE2 32, MTE1 6, mmad 4; one drain (16 + 64).
-     * Single: 2 (32 + 6 + 4) + 16 + 64 = 164.
-     * Double: steps bound by MTE2 (32 each) + fill (6 + 4) + drain chain:
-     * step 2 max(32, 6, 4 + 16) = 32, so 32 + 32 + 10 + 64 = 138. */
-    CHECK(model(&t, &p, cfg(SP_OS, 32, 32, 16, 0, 1, 0)).est_cycles == 164);
+    /* Two k-steps of 16: MTE2 16 + 16, MTE1 2 + 4, mmad 4; the second drains
+     * (FIX 16, MTE3 64). Loads bound both: steps 32 + 32, fill
+     * (32 + 6 + 4) - 32 = 10, last MTE3 64: 138 single and double. */
+    CHECK(model(&t, &p, cfg(SP_OS, 32, 32, 16, 0, 1, 0)).est_cycles == 138);
     CHECK(model(&t, &p, cfg(SP_OS, 32, 32, 16, 1, 1, 0)).est_cycles == 138);
+    /* A slow cube (256 MACs/cycle, mmad 64): single-buffered MTE1 waits for
+     * the mmad, so steps cost 2 + 4 + 64 = 70 and 6 + 64 + 16 = 86, fill 32:
+     * 70 + 86 + 32 + 64 = 252. Double-buffered the loads hide: 64 and 80,
+     * fill 38: 246. */
+    sp_target slow = fx_round();
+    slow.macs[SP_FP16] = 256;
+    CHECK(model(&slow, &p, cfg(SP_OS, 32, 32, 16, 0, 1, 0)).est_cycles == 252);
+    CHECK(model(&slow, &p, cfg(SP_OS, 32, 32, 16, 1, 1, 0)).est_cycles == 246);
     /* Latencies add per copy instruction: 2 MTE2 + 2 MTE1 + FIX + MTE3. */
     sp_target l = fx_round();
     for (int i = 0; i < SP_NPATH; i++)

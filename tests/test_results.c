@@ -99,8 +99,11 @@ static void model_backend(void)
     char err[256];
     ms_backend *b = ms_open("model", err, sizeof err);
     CHECK(b != NULL);
-    CHECK(ms_open("sim", err, sizeof err) == NULL);
-    CHECK_STR(err, "measurement backend 'sim' is not available in this build");
+    CHECK(ms_open("host", err, sizeof err) == NULL);
+    CHECK_STR(err, "measurement backend 'host' is not available in this build");
+    ms_backend *sim = ms_open("sim", err, sizeof err);
+    CHECK(sim != NULL && strcmp(sim->unit, "cycles") == 0 && sim->verify != NULL);
+    ms_close(sim);
     sp_target t = fx_ascend910();
     sp_problem p = fx_problem(512, 768, 768, 1, SP_FP16);
     sp_candidate c[2] = {{.config = {.m = 256, .n = 256, .k = 128, .cores = 1, .strategy = SP_OS}},

@@ -19,6 +19,10 @@ static int help(void)
            "                 [--strategy IS|WS|OS] [--tile mxnxk] [--double-buffer on|off]\n"
            "                 [--cores C] [--split M|N|MN] [--format text|csv]\n"
            "      with --tile: explain that config; without: best tile per strategy\n"
+           "  npu-tune gen --target T --shape MxNxK --strategy S --tile mxnxk\n"
+           "               [--batch B] [--dtype D] [--double-buffer on|off] [--cores C]\n"
+           "               [--split M|N|MN] [-o FILE]     the kernel of one config\n"
+           "  npu-tune sim KERNEL [--format text|csv] [--trace out.json] [--check]\n"
            "  npu-tune --version\n",
            NPU_TUNE_VERSION);
     return TN_OK;
@@ -40,12 +44,16 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "model") == 0)
         return tn_model(argc - 1, argv + 1);
+    if (strcmp(cmd, "gen") == 0)
+        return tn_gen(argc - 1, argv + 1);
+    if (strcmp(cmd, "sim") == 0)
+        return tn_sim(argc - 1, argv + 1);
     if (cmd[0] == '-') {
         tn_error("unknown option '%s'", cmd);
         return TN_USAGE;
     }
     if (!strchr(cmd, '.') && !strchr(cmd, '/')) {
-        tn_error("unknown command '%s' (commands: model; or give a SCRIPT.lua)", cmd);
+        tn_error("unknown command '%s' (commands: model, gen, sim; or give a SCRIPT.lua)", cmd);
         return TN_USAGE;
     }
     return tn_run(argc, argv);

@@ -1,6 +1,5 @@
 /* model_cmd.c — `npu-tune model`: explain one config (legal? which buffer
  * overflows, Sigma, est. cycles) or list the best tile per strategy by Sigma. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,111 +7,10 @@
 #include "script.h"
 #include "tuner.h"
 
-typedef struct {
-    sp_target t;
-    sp_problem p;
-    sp_config c;
-    int strategy;   /* -1: every strategy */
-    int have_tile;
-    int csv;
-} request;
-
-static int usage(const char *why)
-{
-    if (why)
-        tn_error("model: %s", why);
-    fprintf(stderr,
-            "usage: npu-tune model --target T --shape MxNxK [--batch B] [--dtype fp16|int8]\n"
-            "                      [--strategy IS|WS|OS] [--tile mxnxk] [--double-buffer on|off]\n"
-            "                      [--cores C] [--split M|N|MN] [--format text|csv]\n");
-    return TN_USAGE;
-}
-
-static int parse(int argc, char **argv, request *r)
-{
-    static const struct option opts[] = {
-        {"target", required_argument, 0, 't'},  {"shape", required_argument, 0, 's'},
-        {"batch", required_argument, 0, 'b'},   {"dtype", required_argument, 0, 'd'},
-        {"strategy", required_argument, 0, 'S'}, {"tile", required_argument, 0, 'T'},
-        {"double-buffer", required_argument, 0, 'D'}, {"cores", required_argument, 0, 'c'},
-        {"split", required_argument, 0, 'p'},   {"format", required_argument, 0, 'f'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
-    const char *target = NULL;
-    long long v[3];
-    char why[160];
-    int have_shape = 0, o;
-    memset(r, 0, sizeof *r);
-    r->p = (sp_problem){.name = "model", .dtype = SP_FP16, .batch = 1};
-    r->c = (sp_config){.cores = 1, .strategy = SP_OS, .split = SP_SPLIT_M};
-    r->strategy = -1;
-    opterr = 0;
-    optind = 1;
-    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (o) {
-        case 't': target = optarg; break;
-        case 's':
-            if (!tn_parse_dims(optarg, v, 3))
-                return snprintf(why, sizeof why, "--shape '%s' must be MxNxK", optarg), usage(why);
-            r->p.M = v[0], r->p.N = v[1], r->p.K = v[2];
-            have_shape = 1;
-            break;
-        case 'b':
-            if (!tn_parse_dims(optarg, v, 1))
-                return snprintf(why, sizeof why, "--batch '%s' must be a positive integer", optarg), usage(why);
-            r->p.batch = v[0];
-            break;
-        case 'd':
-            if ((o = sp_dtype_parse(optarg)) < 0)
-                return snprintf(why, sizeof why, "--dtype '%s' is not one of fp16, int8", optarg), usage(why);
-            r->p.dtype = (sp_dtype)o;
-            break;
-        case 'S':
-            if ((r->strategy = sp_strategy_parse(optarg)) < 0)
-                return snprintf(why, sizeof why, "--strategy '%s' is not one of IS, WS, OS", optarg), usage(why);
-            r->c.strategy = (uint8_t)r->strategy;
-            break;
-        case 'T':
-            if (!tn_parse_dims(optarg, v, 3))
-                return snprintf(why, sizeof why, "--tile '%s' must be mxnxk", optarg), usage(why);
-            r->c.m = (int32_t)v[0], r->c.n = (int32_t)v[1], r->c.k = (int32_t)v[2];
-            r->have_tile = 1;
-            break;
-        case 'D':
-            if (strcmp(optarg, "on") && strcmp(optarg, "off"))
-                return snprintf(why, sizeof why, "--double-buffer '%s' is not on or off", optarg), usage(why);
-            r->c.double_buffer = strcmp(optarg, "on") == 0;
-            break;
-        case 'c':
-            if (!tn_parse_dims(optarg, v, 1))
-                return snprintf(why, sizeof why, "--cores '%s' must be a positive integer", optarg), usage(why);
-            r->c.cores = (int32_t)v[0];
-            break;
-        case 'p':
-            if ((o = sp_split_parse(optarg)) < 0)
-                return snprintf(why, sizeof why, "--split '%s' is not one of M, N, MN", optarg), usage(why);
-            r->c.split = (uint8_t)o;
-            break;
-        case 'f':
-            if (strcmp(optarg, "text") && strcmp(optarg, "csv"))
-                return snprintf(why, sizeof why, "--format '%s' is not text or csv", optarg), usage(why);
-            r->csv = strcmp(optarg, "csv") == 0;
-            break;
-        case 'h': return usage(NULL);
-        default:
-            snprintf(why, sizeof why, "unknown or incomplete option '%s'", argv[optind - 1]);
-            return usage(why);
-        }
-    }
-    if (optind < argc)
-        return snprintf(why, sizeof why, "unexpected argument '%s'", argv[optind]), usage(why);
-    if (!target || !have_shape)
-        return usage(!target ? "--target is required" : "--shape is required");
-    if (!ls_builtin_target(target, &r->t, why, sizeof why)) {
-        tn_error("model: %s", why);
-        return TN_USAGE;
-    }
-    return TN_OK;
-}
+static const char usage_text[] =
+    "usage: npu-tune model --target T --shape MxNxK [--batch B] [--dtype fp16|int8]\n"
+    "                      [--strategy IS|WS|OS] [--tile mxnxk] [--double-buffer on|off]\n"
+    "                      [--cores C] [--split M|N|MN] [--format text|csv]\n";
 
 static const char csv_header[] =
     "strategy,m,n,k,double_buffer,cores,split,legal,load_volume_elems,store_elems,"
@@ -141,7 +39,7 @@ static void csv_row(const sp_config *c, int legal, const sp_figures *f, long lon
     putchar('\n');
 }
 
-static void heading(const request *r)
+static void heading(const tn_request *r)
 {
     const sp_problem *p = &r->p;
     printf("%s, %lldx%lldx%lld %s, batch %lld, double buffering %s, %d core%s, split %s\n",
@@ -151,7 +49,7 @@ static void heading(const request *r)
 }
 
 /* One config: legality with reasons, then the model's figures. */
-static int explain(const request *r)
+static int explain(const tn_request *r)
 {
     char why[1024];
     sp_figures f;
@@ -185,7 +83,7 @@ static int explain(const request *r)
 }
 
 /* Best tile per strategy by Sigma, as the thesis ranks them. */
-static int best_per_strategy(request *r)
+static int best_per_strategy(tn_request *r)
 {
     sp_space s = {.double_buffer = {!r->c.double_buffer, r->c.double_buffer}, .nsplit = 1};
     s.split[0] = (sp_split)r->c.split;
@@ -246,8 +144,8 @@ static int best_per_strategy(request *r)
 
 int tn_model(int argc, char **argv)
 {
-    request r;
-    int rc = parse(argc, argv, &r);
+    tn_request r;
+    int rc = tn_parse_request(argc, argv, "model", usage_text, TN_OPT_FORMAT, &r);
     if (rc != TN_OK)
         return rc;
     return r.have_tile ? explain(&r) : best_per_strategy(&r);

@@ -101,7 +101,19 @@ static rs_row row_of(const ls_script *s, const ms_backend *b, const plan *pl, si
     return r;
 }
 
-/* Measures a planned problem, journals every measurement, picks the best. */
+/* The index of the best ok measurement of pl, or -1. */
+static long best_ok(const plan *pl)
+{
+    long best = -1;
+    for (size_t i = 0; i < pl->n; i++)
+        if (pl->ms[i].status == MS_OK && (best < 0 || pl->ms[i].value < pl->ms[best].value))
+            best = (long)i;
+    return best;
+}
+
+/* Measures a planned problem, verifies the winner against a reference when
+ * the backend can (a failed check demotes it and the next one is tried),
+ * then journals every measurement. */
 static bool measure_problem(ls_script *s, ms_backend *b, rs_journal *j, plan *pl, char *err,
                             size_t errlen)
 {
@@ -111,13 +123,18 @@ static bool measure_problem(ls_script *s, ms_backend *b, rs_journal *j, plan *pl
         return false;
     }
     ms_measure_all(b, ls_target(s), pl->p, pl->cands, pl->n, pl->ms);
+    while ((pl->best = best_ok(pl)) >= 0 && b->verify) {
+        ms_measurement *m = &pl->ms[pl->best];
+        b->verify(b, ls_target(s), pl->p, &pl->cands[pl->best], m);
+        if (m->status == MS_OK)
+            break;
+        tn_error("warning: %s: the best candidate failed verification (%s): %s",
+                 pl->p->name, ms_status_name(m->status), m->detail);
+    }
     for (size_t i = 0; i < pl->n; i++) {
         rs_row r = row_of(s, b, pl, i);
         if (!rs_journal_append(j, &r, err, errlen))
             return false;
-        if (pl->ms[i].status == MS_OK &&
-            (pl->best < 0 || pl->ms[i].value < pl->ms[pl->best].value))
-            pl->best = (long)i;
     }
     return true;
 }
@@ -160,7 +177,7 @@ int tn_run(int argc, char **argv)
     if (argc != 2 || argv[1][0] == '-')
         return usage();
     const char *path = argv[1];
-    ls_options opts = {.measures = ms_backend_names, .default_measure = "model",
+    ls_options opts = {.measures = ms_backend_names, .default_measure = "sim",
                        .searches = searches, .default_search = "model"};
     ls_script *s = ls_open(&opts);
     if (!s) {

@@ -12,10 +12,37 @@ int tn_run(int argc, char **argv);
  * best tile per strategy by load volume. */
 int tn_model(int argc, char **argv);
 
+/* npu-tune gen ...: the kernel of one config, or of a shape from a table. */
+int tn_gen(int argc, char **argv);
+
+/* npu-tune sim KERNEL [--format text|csv] [--trace out.json] [--check]. */
+int tn_sim(int argc, char **argv);
+
 /* Prints "npu-tune: <message>" on stderr (one line). */
 void tn_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Parses "AxBxC" (n numbers, each 1..2^20) into v; false if malformed. */
 int tn_parse_dims(const char *s, long long *v, int n);
+
+/* A config on the command line: --target --shape [--batch --dtype --strategy
+ * --tile --double-buffer --cores --split], plus --format / -o if allowed. */
+#include "space.h"
+
+enum { TN_OPT_FORMAT = 1, TN_OPT_OUTPUT = 2 };
+
+typedef struct {
+    sp_target t;
+    sp_problem p;
+    sp_config c;
+    int strategy;    /* -1 when --strategy was not given */
+    int have_tile;
+    int csv;
+    const char *output;
+} tn_request;
+
+/* Parses argv (argv[0] = the command name `cmd`) into r; on a usage error
+ * prints "npu-tune: CMD: why" and `usage`, and returns TN_USAGE. */
+int tn_parse_request(int argc, char **argv, const char *cmd, const char *usage, int extras,
+                     tn_request *r);
 
 #endif

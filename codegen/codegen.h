@@ -1,0 +1,122 @@
+/* codegen.h — NPU kernels: the per-core program representation, its text
+ * format (parse/print), and the generator from a candidate config. */
+#ifndef NPU_TUNE_CODEGEN_H
+#define NPU_TUNE_CODEGEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "space.h"
+
+/* Pipes of a DaVinci core; each runs its own in-order queue. S is the scalar
+ * unit that issues everything in program order. */
+typedef enum { CG_S, CG_MTE1, CG_MTE2, CG_MTE3, CG_M, CG_V, CG_FIX, CG_NPIPE } cg_pipe;
+
+/* Memory spaces: GM (shared by cores) and the on-chip buffers, numbered as
+ * sp_buffer plus one: CG_L1 == SP_L1 + 1, ... */
+typedef enum { CG_GM, CG_L1, CG_L0A, CG_L0B, CG_L0C, CG_UB, CG_NSPACE } cg_space;
+
+/* Element types of tiles: inputs (fp16/int8) and accumulators/outputs. */
+typedef enum { CG_FP16, CG_INT8, CG_FP32, CG_INT32, CG_NELEM } cg_elem;
+
+/* A named 2-D region: a GM tensor (space GM, offset 0, rows x cols = the
+ * matrix, row-major) or a tile buffer inside an on-chip buffer (offset in
+ * bytes, rows x cols elements, row-major, bytes = rows*cols*size). */
+typedef struct {
+    char name[16];
+    uint8_t space;  /* cg_space */
+    uint8_t elem;   /* cg_elem */
+    int32_t offset; /* bytes from the start of its on-chip buffer */
+    int32_t rows, cols;
+} cg_buf;
+
+/* A block of a region: rows [r0, r0+rows) x cols [c0, c0+cols).
+ * buf >= 0 names a core buffer (cg_core.bufs); buf < 0 names GM tensor
+ * -1 - buf (cg_kernel.tensors: 0 = A, 1 = B, 2 = C). */
+typedef struct {
+    int16_t buf;
+    uint16_t rows, cols;
+    int32_t r0, c0;
+} cg_operand;
+
+typedef enum { CG_COPY, CG_MMAD, CG_SET_FLAG, CG_WAIT_FLAG, CG_BARRIER, CG_NOP } cg_op;
+
+/* One instruction.
+ *  COPY  dst <- a on pipe `pipe`: moves block a into the top-left of block
+ *        dst; dst may be larger (loads zero-fill the rest, e.g. the padding
+ *        of a tail tile); a GM destination must be exactly a's size. The
+ *        pipe must be the one of the path: GM->L1/UB MTE2, L1->L0A/L0B MTE1,
+ *        L0C->UB or L0C->GM FIX, UB->GM MTE3.
+ *  MMAD  dst (L0C, m x n, acc elem) = [dst +] a (L0A, m x k) . b (L0B, k x n)
+ *        on M; init = 1 overwrites, 0 accumulates.
+ *  SET_FLAG / WAIT_FLAG (src, dst, event): set_flag runs on src after the
+ *        src pipe's earlier work; wait_flag blocks dst until the flag is set
+ *        and consumes it.
+ *  BARRIER pipe: later instructions of the core start after everything
+ *        issued to `pipe` so far has finished. */
+typedef struct {
+    uint8_t op;      /* cg_op */
+    uint8_t pipe;    /* cg_pipe that executes it (set/wait: src/dst pipe) */
+    uint8_t src, dst;/* flags: the pipe pair */
+    uint8_t event;   /* flags: event id */
+    uint8_t init;    /* mmad */
+    cg_operand d, a, b;
+    uint32_t line;   /* source line when parsed, 0 when generated */
+} cg_instr;
+
+/* One core's program: its buffers and instruction stream. */
+typedef struct {
+    cg_buf *bufs;
+    int nbufs;
+    cg_instr *code;
+    size_t n, cap;
+} cg_core;
+
+/* A kernel: what it computes, the GM tensors, one program per core. */
+typedef struct {
+    char target[SP_NAME_MAX];
+    sp_problem problem;   /* M, N, K, batch (batch is expanded in the code) */
+    sp_config config;
+    cg_buf tensors[3];    /* A (M x K, batch*M rows), B (K x N, batch*K rows), C */
+    cg_core *cores;
+    int ncores;
+} cg_kernel;
+
+/* ---- names (names.c) ---- */
+const char *cg_pipe_name(int p);   /* "S", "MTE1", ... */
+const char *cg_space_name(int s);  /* "GM", "L1", ... */
+const char *cg_elem_name(int e);   /* "fp16", ... */
+int cg_elem_size(int e);           /* bytes */
+int cg_pipe_parse(const char *s);  /* -1 if unknown */
+
+/* The pipe that runs a copy from space src to space dst, or -1 if no path. */
+int cg_copy_pipe(int src, int dst);
+
+/* ---- kernels (kernel.c) ---- */
+
+/* Appends an instruction (grows the core); false when out of memory. */
+bool cg_emit(cg_core *c, const cg_instr *in);
+/* Frees what a kernel owns and zeroes it. */
+void cg_kernel_free(cg_kernel *k);
+/* Total instructions over all cores. */
+size_t cg_kernel_size(const cg_kernel *k);
+
+/* ---- text format (format.c) ---- */
+
+/* Writes the kernel as text; false (errno set) if writing failed. */
+bool cg_print(FILE *f, const cg_kernel *k);
+
+/* Parses a kernel from text. False with "NAME:LINE: message" in err (NAME is
+ * the name given for the input, e.g. its path); k is left empty on failure. */
+bool cg_parse(FILE *f, const char *name, cg_kernel *k, char *err, size_t errlen);
+
+/* ---- generator (generate.c) ---- */
+
+/* The kernel of a legal candidate config for problem p on target t. False
+ * with a reason in err if the config is illegal or memory ran out. */
+bool cg_generate(const sp_target *t, const sp_problem *p, const sp_config *c, cg_kernel *k,
+                 char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,62 @@
+/* sim_backend.c — the "sim" backend: generates a candidate's kernel, runs it
+ * on the simulator (timing mode), and verifies chosen kernels functionally. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "measure.h"
+
+static void run(const sp_target *t, const sp_problem *p, const sp_candidate *c, bool functional,
+                ms_measurement *out)
+{
+    cg_kernel k;
+    char err[sizeof out->detail];
+    if (!cg_generate(t, p, &c->config, &k, err, sizeof err)) {
+        out->status = MS_ILLEGAL;
+        snprintf(out->detail, sizeof out->detail, "%s", err);
+        return;
+    }
+    ms_sim_options o = {.functional = functional, .seed = 1};
+    ms_sim_result r;
+    if (!ms_simulate(t, &k, &o, &r)) {
+        out->status = MS_CRASH;
+        snprintf(out->detail, sizeof out->detail, "out of memory simulating");
+    } else {
+        out->status = r.status;
+        snprintf(out->detail, sizeof out->detail, "%s", r.error);
+        double cycles = r.cycles;
+        if (r.status == MS_OK)
+            ms_summarise(&cycles, 1, out);
+        ms_sim_result_free(&r);
+    }
+    cg_kernel_free(&k);
+}
+
+static void sim_measure(ms_backend *b, const sp_target *t, const sp_problem *p,
+                        const sp_candidate *c, ms_measurement *out)
+{
+    (void)b;
+    run(t, p, c, false, out);
+}
+
+static void sim_verify(ms_backend *b, const sp_target *t, const sp_problem *p,
+                       const sp_candidate *c, ms_measurement *out)
+{
+    (void)b;
+    ms_measurement m = {0};
+    run(t, p, c, true, &m);
+    if (m.status != MS_OK) {
+        out->status = m.status;
+        snprintf(out->detail, sizeof out->detail, "%s", m.detail);
+    }
+}
+
+static void sim_close(ms_backend *b) { free(b); }
+
+ms_backend *ms_sim_open(void)
+{
+    ms_backend *b = calloc(1, sizeof *b);
+    if (b)
+        *b = (ms_backend){.name = "sim", .unit = "cycles", .parallel = true,
+                          .measure = sim_measure, .verify = sim_verify, .close = sim_close};
+    return b;
+}

@@ -1,0 +1,111 @@
+/* options.c — the config options that `model` and `gen` share (--target,
+ * --shape, --tile, ...), parsed once into a request. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "script.h"
+#include "tuner.h"
+
+static int usage(const char *cmd, const char *text, const char *why)
+{
+    if (why)
+        tn_error("%s: %s", cmd, why);
+    fputs(text, stderr);
+    return TN_USAGE;
+}
+
+int tn_parse_request(int argc, char **argv, const char *cmd, const char *text, int extras,
+                     tn_request *r)
+{
+    static const struct option opts[] = {
+        {"target", required_argument, 0, 't'},  {"shape", required_argument, 0, 's'},
+        {"batch", required_argument, 0, 'b'},   {"dtype", required_argument, 0, 'd'},
+        {"strategy", required_argument, 0, 'S'}, {"tile", required_argument, 0, 'T'},
+        {"double-buffer", required_argument, 0, 'D'}, {"cores", required_argument, 0, 'c'},
+        {"split", required_argument, 0, 'p'},   {"format", required_argument, 0, 'f'},
+        {"output", required_argument, 0, 'o'},  {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    const char *target = NULL;
+    long long v[3];
+    char why[160];
+    int have_shape = 0, o;
+    memset(r, 0, sizeof *r);
+    r->p = (sp_problem){.name = "shape", .dtype = SP_FP16, .batch = 1};
+    r->c = (sp_config){.cores = 1, .strategy = SP_OS, .split = SP_SPLIT_M};
+    r->strategy = -1;
+    opterr = 0;
+    optind = 1;
+#define BAD(...) return snprintf(why, sizeof why, __VA_ARGS__), usage(cmd, text, why)
+    while ((o = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
+        switch (o) {
+        case 't': target = optarg; break;
+        case 's':
+            if (!tn_parse_dims(optarg, v, 3))
+                BAD("--shape '%s' must be MxNxK", optarg);
+            r->p.M = v[0], r->p.N = v[1], r->p.K = v[2];
+            have_shape = 1;
+            break;
+        case 'b':
+            if (!tn_parse_dims(optarg, v, 1))
+                BAD("--batch '%s' must be a positive integer", optarg);
+            r->p.batch = v[0];
+            break;
+        case 'd':
+            if ((o = sp_dtype_parse(optarg)) < 0)
+                BAD("--dtype '%s' is not one of fp16, int8", optarg);
+            r->p.dtype = (sp_dtype)o;
+            break;
+        case 'S':
+            if ((r->strategy = sp_strategy_parse(optarg)) < 0)
+                BAD("--strategy '%s' is not one of IS, WS, OS", optarg);
+            r->c.strategy = (uint8_t)r->strategy;
+            break;
+        case 'T':
+            if (!tn_parse_dims(optarg, v, 3))
+                BAD("--tile '%s' must be mxnxk", optarg);
+            r->c.m = (int32_t)v[0], r->c.n = (int32_t)v[1], r->c.k = (int32_t)v[2];
+            r->have_tile = 1;
+            break;
+        case 'D':
+            if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+                BAD("--double-buffer '%s' is not on or off", optarg);
+            r->c.double_buffer = strcmp(optarg, "on") == 0;
+            break;
+        case 'c':
+            if (!tn_parse_dims(optarg, v, 1))
+                BAD("--cores '%s' must be a positive integer", optarg);
+            r->c.cores = (int32_t)v[0];
+            break;
+        case 'p':
+            if ((o = sp_split_parse(optarg)) < 0)
+                BAD("--split '%s' is not one of M, N, MN", optarg);
+            r->c.split = (uint8_t)o;
+            break;
+        case 'f':
+            if (!(extras & TN_OPT_FORMAT))
+                BAD("--format is not an option of %s", cmd);
+            if (strcmp(optarg, "text") && strcmp(optarg, "csv"))
+                BAD("--format '%s' is not text or csv", optarg);
+            r->csv = strcmp(optarg, "csv") == 0;
+            break;
+        case 'o':
+            if (!(extras & TN_OPT_OUTPUT))
+                BAD("-o is not an option of %s", cmd);
+            r->output = optarg;
+            break;
+        case 'h': return usage(cmd, text, NULL);
+        default: BAD("unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        BAD("unexpected argument '%s'", argv[optind]);
+#undef BAD
+    if (!target || !have_shape)
+        return usage(cmd, text, !target ? "--target is required" : "--shape is required");
+    if (!ls_builtin_target(target, &r->t, why, sizeof why)) {
+        tn_error("%s: %s", cmd, why);
+        return TN_USAGE;
+    }
+    return TN_OK;
+}
