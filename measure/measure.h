@@ -42,12 +42,26 @@ struct ms_backend {
 /* Names of the backends this build has, NULL-terminated. */
 extern const char *const ms_backend_names[];
 
-/* Opens backend `name`; NULL with a one-line reason in err otherwise. */
-ms_backend *ms_open(const char *name, char *err, size_t errlen);
+/* What some backends need: the command backend's template and timeout. */
+typedef struct {
+    const char *command;  /* template: {kernel} {M} {N} {K} {batch} {shape} {target} */
+    double timeout;       /* seconds per candidate */
+    const char *workdir;  /* where kernel files go (created if missing) */
+} ms_settings;
 
-/* Measures n candidates into out[0..n), in parallel when the backend allows. */
+/* Opens backend `name` (settings may be NULL for backends that need none);
+ * NULL with a one-line reason in err otherwise. */
+ms_backend *ms_open(const char *name, const ms_settings *settings, char *err, size_t errlen);
+
+/* Called as each measurement completes, one call at a time (never
+ * concurrently), from whichever thread measured it. */
+typedef void (*ms_done_fn)(void *ctx, size_t i, const ms_measurement *m);
+
+/* Measures n candidates into out[0..n), in parallel when the backend allows;
+ * done (may be NULL) hears of each as it completes. */
 void ms_measure_all(ms_backend *b, const sp_target *t, const sp_problem *p,
-                    const sp_candidate *c, size_t n, ms_measurement *out);
+                    const sp_candidate *c, size_t n, ms_measurement *out, ms_done_fn done,
+                    void *ctx);
 
 void ms_close(ms_backend *b);
 

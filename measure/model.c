@@ -1,5 +1,6 @@
 /* model.c — the "model" backend: a candidate's measurement is the model's own
  * estimated cycles. Instant, deterministic; a baseline and a dry run. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "measure.h"
@@ -22,11 +23,14 @@ static void model_measure(ms_backend *b, const sp_target *t, const sp_problem *p
 
 static void model_close(ms_backend *b) { free(b); }
 
-ms_backend *ms_model_open(void)
+ms_backend *ms_model_open(const ms_settings *s, char *err, size_t errlen)
 {
+    (void)s;
     ms_backend *b = calloc(1, sizeof *b);
     if (b)
         *b = (ms_backend){.name = "model", .unit = "cycles", .parallel = true,
                           .measure = model_measure, .close = model_close};
+    if (!b)
+        snprintf(err, errlen, "out of memory");
     return b;
 }

@@ -52,11 +52,14 @@ static void sim_verify(ms_backend *b, const sp_target *t, const sp_problem *p,
 
 static void sim_close(ms_backend *b) { free(b); }
 
-ms_backend *ms_sim_open(void)
+ms_backend *ms_sim_open(const ms_settings *s, char *err, size_t errlen)
 {
+    (void)s;
     ms_backend *b = calloc(1, sizeof *b);
     if (b)
         *b = (ms_backend){.name = "sim", .unit = "cycles", .parallel = true,
                           .measure = sim_measure, .verify = sim_verify, .close = sim_close};
+    if (!b)
+        snprintf(err, errlen, "out of memory");
     return b;
 }

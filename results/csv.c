@@ -1,6 +1,10 @@
-/* csv.c — formatting rows of the journal and the tuning table; the column
- * order is the contract of DESIGN.md section 7, fixed here in one place. */
-#include <stdio.h>
+/* csv.c — formatting and parsing rows of the journal and the tuning table; the
+ * column order is the contract of DESIGN.md section 7, fixed here in one place. */
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -11,42 +15,245 @@ const char rs_journal_header[] =
 const char rs_table_header[] =
     "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,measured,unit";
 
-/* Cycles are whole numbers; seconds keep nine significant digits. */
-static void number(FILE *f, double v, const char *unit)
+/* Column positions: the first 14 are shared, the rest differ per file. */
+enum {
+    C_PROBLEM, C_M, C_N, C_K, C_BATCH, C_DTYPE, C_TARGET, C_STRATEGY, C_TM, C_TN, C_TK,
+    C_DB, C_CORES, C_SPLIT, C_SHARED,
+    J_LOAD = C_SHARED, J_EST, J_BACKEND, J_STATUS, J_MEASURED, J_UNIT,
+    T_MEASURED = C_SHARED, T_UNIT
+};
+
+static const char *const journal_names[RS_JOURNAL_COLUMNS] = {
+    "problem", "M", "N", "K", "batch", "dtype", "target", "strategy", "m", "n", "k",
+    "double_buffer", "cores", "split", "load_volume_elems", "est_cycles", "backend", "status",
+    "measured", "unit"};
+static const char *const table_names[RS_TABLE_COLUMNS] = {
+    "problem", "M", "N", "K", "batch", "dtype", "target", "strategy", "m", "n", "k",
+    "double_buffer", "cores", "split", "measured", "unit"};
+
+/* Non-empty, no comma, quote or line break. */
+bool rs_csv_safe(const char *s)
 {
-    if (strcmp(unit, "cycles") == 0)
-        fprintf(f, "%.0f", v);
-    else
-        fprintf(f, "%.9g", v);
+    return s && *s && !strpbrk(s, ",\"\r\n");
 }
 
-static void head(FILE *f, const rs_row *r)
+/* Every string of the row must fit the unquoted CSV. */
+bool rs_row_check(const rs_row *r, char *err, size_t errlen)
+{
+    const char *name = r->problem->name;
+    const struct {
+        const char *what, *value;
+    } fields[] = {{"problem name", name}, {"target", r->target}, {"backend", r->backend},
+                  {"status", r->status},  {"unit", r->unit}};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        if (!rs_csv_safe(fields[i].value)) {
+            snprintf(err, errlen,
+                     "cannot write a row of problem '%s': its %s '%s' is empty or has a comma, "
+                     "quote or line break",
+                     name, fields[i].what, fields[i].value ? fields[i].value : "");
+            return false;
+        }
+    return true;
+}
+
+/* The shortest text that reads back as the same double: whole numbers in
+ * full (cycles, element counts), others with 15 to 17 digits, so a resumed
+ * run compares exactly the values an uninterrupted one did. Not-finite
+ * values (figures of illegal candidates) are left empty. */
+static void number(char *buf, size_t len, double v)
+{
+    buf[0] = '\0';
+    if (!isfinite(v))
+        return;
+    if (v > -1e21 && v < 1e21) {
+        snprintf(buf, len, "%.0f", v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, len, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}
+
+/* One row of either file, snprintf-style. */
+size_t rs_format_row(char *buf, size_t len, const rs_row *r, bool journal)
 {
     const sp_problem *p = r->problem;
     const sp_config *c = &r->cand->config;
-    fprintf(f, "%s,%lld,%lld,%lld,%lld,%s,%s,%s,%d,%d,%d,%d,%d,%s,", p->name, (long long)p->M,
-            (long long)p->N, (long long)p->K, (long long)p->batch, sp_dtype_name(p->dtype),
-            r->target, sp_strategy_name(c->strategy), c->m, c->n, c->k, c->double_buffer,
-            c->cores, sp_split_name(c->split));
-}
-
-static void measured(FILE *f, const rs_row *r)
-{
+    char meas[40] = "", load[40] = "", est[40] = "";
     if (strcmp(r->status, "ok") == 0)
-        number(f, r->measured, r->unit);
-    fprintf(f, ",%s\n", r->unit);
+        number(meas, sizeof meas, r->measured);
+    int n = snprintf(buf, len, "%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
+                               ",%s,%s,%s,%d,%d,%d,%d,%d,%s,",
+                     p->name, p->M, p->N, p->K, p->batch, sp_dtype_name(p->dtype), r->target,
+                     sp_strategy_name(c->strategy), (int)c->m, (int)c->n, (int)c->k,
+                     c->double_buffer ? 1 : 0, (int)c->cores, sp_split_name(c->split));
+    size_t used = n > 0 ? (size_t)n : 0;
+    char *rest = used < len ? buf + used : NULL;
+    size_t left = used < len ? len - used : 0;
+    if (journal) {
+        number(load, sizeof load, r->cand->fig.load_elems);
+        number(est, sizeof est, r->cand->fig.est_cycles);
+        n = snprintf(rest, left, "%s,%s,%s,%s,%s,%s\n", load, est, r->backend, r->status, meas,
+                     r->unit);
+    } else {
+        n = snprintf(rest, left, "%s,%s\n", meas, r->unit);
+    }
+    return used + (n > 0 ? (size_t)n : 0);
 }
 
-void rs_write_journal_row(FILE *f, const rs_row *r)
+/* ---- parsing ---- */
+
+typedef struct {
+    const char *path;
+    long line;
+    const char *const *names;
+    char *err;
+    size_t errlen;
+} where;
+
+__attribute__((format(printf, 2, 3)))
+static bool fail(const where *w, const char *fmt, ...)
 {
-    head(f, r);
-    fprintf(f, "%.0f,%.0f,%s,%s,", r->cand->fig.load_elems, r->cand->fig.est_cycles, r->backend,
-            r->status);
-    measured(f, r);
+    int n = snprintf(w->err, w->errlen, "%s:%ld: ", w->path, w->line);
+    if (n >= 0 && (size_t)n < w->errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(w->err + n, w->errlen - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    return false;
 }
 
-void rs_write_table_row(FILE *f, const rs_row *r)
+/* A decimal integer in [lo, hi], digits only. */
+static bool integer(const where *w, int col, const char *s, int64_t lo, int64_t hi, int64_t *v)
 {
-    head(f, r);
-    measured(f, r);
+    int64_t x = 0;
+    if (!*s)
+        return fail(w, "field '%s' is empty", w->names[col]);
+    for (const char *c = s; *c; c++) {
+        if (*c < '0' || *c > '9')
+            return fail(w, "field '%s' is not an integer: '%s'", w->names[col], s);
+        if (x > (INT64_MAX - (*c - '0')) / 10)
+            return fail(w, "field '%s' is out of range: '%s'", w->names[col], s);
+        x = x * 10 + (*c - '0');
+    }
+    if (x < lo || x > hi)
+        return fail(w, "field '%s' is out of range: '%s'", w->names[col], s);
+    *v = x;
+    return true;
+}
+
+static bool int32(const where *w, int col, const char *s, int32_t *v)
+{
+    int64_t x;
+    if (!integer(w, col, s, 1, INT32_MAX, &x))
+        return false;
+    *v = (int32_t)x;
+    return true;
+}
+
+/* A finite number, nothing else in the field. */
+static bool real(const where *w, int col, const char *s, double *v)
+{
+    char *end;
+    if (!*s)
+        return fail(w, "field '%s' is empty", w->names[col]);
+    if (isspace((unsigned char)*s))
+        return fail(w, "field '%s' is not a number: '%s'", w->names[col], s);
+    *v = strtod(s, &end);
+    if (*end || !isfinite(*v))
+        return fail(w, "field '%s' is not a number: '%s'", w->names[col], s);
+    return true;
+}
+
+/* A non-empty string shorter than size, copied into out (if out). */
+static bool text(const where *w, int col, const char *s, char *out, size_t size)
+{
+    if (!*s)
+        return fail(w, "field '%s' is empty", w->names[col]);
+    if (strlen(s) >= size)
+        return fail(w, "field '%s' is longer than %zu characters", w->names[col], size - 1);
+    if (out)
+        memcpy(out, s, strlen(s) + 1);
+    return true;
+}
+
+/* One of a name list (through its parser); "is not A, B or C" otherwise. */
+static bool choice(const where *w, int col, const char *s, int (*parse)(const char *),
+                   const char *list, int *v)
+{
+    if ((*v = parse(s)) < 0)
+        return fail(w, "field '%s' is not %s: '%s'", w->names[col], list, s);
+    return true;
+}
+
+/* Splits a line on commas and checks every field; first error wins. */
+bool rs_parse_row(char *line, bool journal, rs_entry *e, const char *path, long lineno,
+                  char *err, size_t errlen)
+{
+    int want = journal ? RS_JOURNAL_COLUMNS : RS_TABLE_COLUMNS;
+    where w = {path, lineno, journal ? journal_names : table_names, err, errlen};
+    char *f[RS_JOURNAL_COLUMNS];
+    int n = 0;
+    if (!*line)
+        return fail(&w, "empty line");
+    for (char *s = line;; s++) {
+        if (n < want)
+            f[n] = s;
+        n++;
+        s = strchr(s, ',');
+        if (!s)
+            break;
+        *s = '\0';
+    }
+    if (n != want)
+        return fail(&w, "%d fields, expected %d", n, want);
+    memset(e, 0, sizeof *e);
+    sp_problem *p = &e->problem;
+    sp_config *c = &e->config;
+    int64_t big = INT64_C(1) << 40, db;
+    int v;
+    double ignored;
+    if (!text(&w, C_PROBLEM, f[C_PROBLEM], p->name, sizeof p->name) ||
+        !integer(&w, C_M, f[C_M], 1, big, &p->M) || !integer(&w, C_N, f[C_N], 1, big, &p->N) ||
+        !integer(&w, C_K, f[C_K], 1, big, &p->K) ||
+        !integer(&w, C_BATCH, f[C_BATCH], 1, big, &p->batch))
+        return false;
+    if (!choice(&w, C_DTYPE, f[C_DTYPE], sp_dtype_parse, "fp16 or int8", &v))
+        return false;
+    p->dtype = (sp_dtype)v;
+    if (!text(&w, C_TARGET, f[C_TARGET], e->target, sizeof e->target) ||
+        !choice(&w, C_STRATEGY, f[C_STRATEGY], sp_strategy_parse, "IS, WS or OS", &v))
+        return false;
+    c->strategy = (uint8_t)v;
+    if (!int32(&w, C_TM, f[C_TM], &c->m) || !int32(&w, C_TN, f[C_TN], &c->n) ||
+        !int32(&w, C_TK, f[C_TK], &c->k) || !integer(&w, C_DB, f[C_DB], 0, INT64_MAX, &db))
+        return false;
+    if (db > 1)
+        return fail(&w, "field 'double_buffer' is not 0 or 1: '%s'", f[C_DB]);
+    c->double_buffer = (uint8_t)db;
+    if (!int32(&w, C_CORES, f[C_CORES], &c->cores) ||
+        !choice(&w, C_SPLIT, f[C_SPLIT], sp_split_parse, "M, N or MN", &v))
+        return false;
+    c->split = (uint8_t)v;
+    int measured = T_MEASURED, unit = T_UNIT;
+    if (journal) {
+        measured = J_MEASURED, unit = J_UNIT;
+        if ((*f[J_LOAD] && !real(&w, J_LOAD, f[J_LOAD], &ignored)) ||
+            (*f[J_EST] && !real(&w, J_EST, f[J_EST], &ignored)) ||
+            !text(&w, J_BACKEND, f[J_BACKEND], NULL, SIZE_MAX) ||
+            !text(&w, J_STATUS, f[J_STATUS], e->status, sizeof e->status))
+            return false;
+    } else {
+        strcpy(e->status, "ok");
+    }
+    bool ok = strcmp(e->status, "ok") == 0;
+    if (*f[measured] || ok) {
+        if (!real(&w, measured, f[measured], &e->measured))
+            return false;
+    }
+    return text(&w, unit, f[unit], e->unit, sizeof e->unit);
 }

@@ -1,63 +1,322 @@
-/* journal.c — the results journal: every measurement appended and flushed as
- * it completes, so a killed run keeps everything it measured. */
+/* journal.c — the results journal: every measurement appended as one write as it
+ * completes, a sidecar saying what it belongs to, and resuming after a kill. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
 struct rs_journal {
-    FILE *f;
+    int fd;
     char *path;
+    char *row;       /* formatting buffer of one row */
+    size_t rowcap;
 };
 
-rs_journal *rs_journal_create(const char *path, char *err, size_t errlen)
+static const char move_away[] = "move it away or choose another results path";
+
+/* ---- the sidecar PATH.sig: key=value lines ---- */
+
+typedef struct {
+    const char *key;
+    size_t off, size;
+    bool required;
+} sig_field;
+
+#define SIG_FIELD(name, req) {#name, offsetof(rs_signature, name), sizeof ((rs_signature *)0)->name, req}
+static const sig_field sig_fields[] = {
+    SIG_FIELD(version, false),    SIG_FIELD(script, false),    SIG_FIELD(target, true),
+    SIG_FIELD(target_sig, true),  SIG_FIELD(space_sig, true),  SIG_FIELD(measure, true),
+};
+#define NSIG_FIELDS (sizeof sig_fields / sizeof sig_fields[0])
+
+static bool write_sig(FILE *f, void *ctx)
 {
-    if (!rs_make_parents(path, err, errlen))
-        return NULL;
-    rs_journal *j = calloc(1, sizeof *j);
-    if (!j || !(j->path = strdup(path))) {
-        free(j);
-        snprintf(err, errlen, "cannot open '%s': out of memory", path);
-        return NULL;
-    }
-    if (!(j->f = fopen(path, "w"))) {
-        snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
-        free(j->path);
-        free(j);
-        return NULL;
-    }
-    fprintf(j->f, "%s\n", rs_journal_header);
-    if (fflush(j->f)) {
-        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-        fclose(j->f);
-        free(j->path);
-        free(j);
-        return NULL;
-    }
-    return j;
+    const rs_signature *s = ctx;
+    for (size_t i = 0; i < NSIG_FIELDS; i++)
+        fprintf(f, "%s=%s\n", sig_fields[i].key, (const char *)s + sig_fields[i].off);
+    return true;
 }
 
+/* Reads the sidecar; false with "PATH.sig...: why" in err. */
+static bool read_sig(const char *sigpath, rs_signature *s, char *err, size_t errlen)
+{
+    FILE *f = fopen(sigpath, "r");
+    if (!f) {
+        snprintf(err, errlen, "cannot open '%s': %s", sigpath, strerror(errno));
+        return false;
+    }
+    memset(s, 0, sizeof *s);
+    bool seen[NSIG_FIELDS] = {false}, ok = true;
+    char line[512];
+    for (long n = 1; ok && fgets(line, sizeof line, f); n++) {
+        char *nl = strchr(line, '\n'), *eq = strchr(line, '=');
+        if (!nl && !feof(f)) {
+            snprintf(err, errlen, "%s:%ld: line too long", sigpath, n);
+            ok = false;
+            break;
+        }
+        if (nl)
+            *nl = '\0';
+        if (!eq) {
+            snprintf(err, errlen, "%s:%ld: not a key=value line", sigpath, n);
+            ok = false;
+            break;
+        }
+        *eq = '\0';
+        for (size_t i = 0; i < NSIG_FIELDS; i++) {
+            if (strcmp(line, sig_fields[i].key) != 0)
+                continue;
+            if (strlen(eq + 1) >= sig_fields[i].size) {
+                snprintf(err, errlen, "%s:%ld: the value of '%s' is too long", sigpath, n, line);
+                ok = false;
+            } else {
+                strcpy((char *)s + sig_fields[i].off, eq + 1);
+                seen[i] = true;
+            }
+        }
+    }
+    if (ok && ferror(f)) {
+        snprintf(err, errlen, "cannot read '%s': %s", sigpath, strerror(errno));
+        ok = false;
+    }
+    fclose(f);
+    for (size_t i = 0; ok && i < NSIG_FIELDS; i++)
+        if (sig_fields[i].required && !seen[i]) {
+            snprintf(err, errlen, "%s: no '%s' line", sigpath, sig_fields[i].key);
+            ok = false;
+        }
+    return ok;
+}
+
+/* The journal's sidecar must describe this run (the version may differ). */
+static bool same_origin(const char *path, const rs_signature *old, const rs_signature *now,
+                        char *err, size_t errlen)
+{
+    if (strcmp(old->target, now->target) || strcmp(old->target_sig, now->target_sig)) {
+        snprintf(err, errlen,
+                 "%s was written for target %s (signature %s), this run is %s (%s): %s", path,
+                 old->target, old->target_sig, now->target, now->target_sig, move_away);
+        return false;
+    }
+    if (strcmp(old->space_sig, now->space_sig)) {
+        snprintf(err, errlen,
+                 "%s was written for other problems or another space (signature %s, script "
+                 "%s), this run's are %s (script %s): %s",
+                 path, old->space_sig, *old->script ? old->script : "?", now->space_sig,
+                 *now->script ? now->script : "?", move_away);
+        return false;
+    }
+    if (strcmp(old->measure, now->measure)) {
+        snprintf(err, errlen, "%s was written with measure %s, this run uses %s: %s", path,
+                 old->measure, now->measure, move_away);
+        return false;
+    }
+    return true;
+}
+
+/* ---- opening ---- */
+
+static bool write_all(int fd, const char *buf, size_t len)
+{
+    while (len) {
+        ssize_t w = write(fd, buf, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return false;
+        buf += w;
+        len -= (size_t)w;
+    }
+    return true;
+}
+
+/* Starts a journal from nothing: the sidecar first (atomically), then the
+ * header into fd (opened here when fd < 0). Returns the fd or -1. */
+static int start(const char *path, const char *sigpath, int fd, const rs_signature *sig,
+                 char *err, size_t errlen)
+{
+    for (size_t i = 0; i < NSIG_FIELDS; i++)
+        if (strchr((const char *)sig + sig_fields[i].off, '\n')) {
+            snprintf(err, errlen, "cannot write '%s': the %s has a line break", sigpath,
+                     sig_fields[i].key);
+            goto fail;
+        }
+    if (!rs_write_atomic(sigpath, write_sig, (void *)sig, err, errlen))
+        goto fail;
+    if (fd < 0 && (fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0) {
+        snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    size_t n = strlen(rs_journal_header);
+    char *head = malloc(n + 2);
+    bool ok = head && ftruncate(fd, 0) == 0;
+    if (ok) {
+        memcpy(head, rs_journal_header, n);
+        memcpy(head + n, "\n", 2);
+        ok = write_all(fd, head, n + 1);
+    }
+    free(head);
+    if (ok)
+        return fd;
+    snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+fail:
+    if (fd >= 0)
+        close(fd);
+    return -1;
+}
+
+/* Reads the rows of buf (the whole file, NUL-terminated) into c; *keep is
+ * the length of its complete lines (a torn last line is not kept). */
+static bool read_rows(const char *path, char *buf, size_t len, rs_cache *c, size_t *keep,
+                      char *err, size_t errlen)
+{
+    size_t hn = strlen(rs_journal_header);
+    char *nl = memchr(buf, '\n', len);
+    if ((size_t)(nl - buf) != hn || memcmp(buf, rs_journal_header, hn) != 0) {
+        snprintf(err, errlen, "%s:1: columns are not the npu-tune journal's", path);
+        return false;
+    }
+    char *line = nl + 1, *end = buf + len;
+    long lineno = 2;
+    for (; line < end; line = nl + 1, lineno++) {
+        if (!(nl = memchr(line, '\n', (size_t)(end - line))))
+            break; /* torn: the last write of a killed run */
+        *nl = '\0';
+        rs_entry e;
+        if (!rs_parse_row(line, true, &e, path, lineno, err, errlen))
+            return false;
+        if (!rs_cache_put(c, &e)) {
+            snprintf(err, errlen, "%s:%ld: out of memory", path, lineno);
+            return false;
+        }
+    }
+    *keep = (size_t)(line - buf);
+    return true;
+}
+
+/* Resumes the journal in fd: checks the sidecar, reads the rows and cuts off
+ * a torn last line. */
+static bool resume(const char *path, const char *sigpath, int fd, char *buf, size_t len,
+                   const rs_signature *sig, rs_cache *c, char *err, size_t errlen)
+{
+    rs_signature old;
+    if (access(sigpath, F_OK) != 0 && errno == ENOENT) {
+        snprintf(err, errlen, "%s: no %s beside it; not resuming a journal of unknown origin",
+                 path, sigpath);
+        return false;
+    }
+    size_t keep;
+    if (!read_sig(sigpath, &old, err, errlen) || !same_origin(path, &old, sig, err, errlen) ||
+        !read_rows(path, buf, len, c, &keep, err, errlen))
+        return false;
+    if (keep < len && ftruncate(fd, (off_t)keep) != 0) {
+        snprintf(err, errlen, "cannot cut the torn last line off '%s': %s", path,
+                 strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+/* New journal: sidecar + header; existing: check, read, cut a torn line. */
+rs_journal *rs_journal_open(const char *path, const rs_signature *sig, rs_cache **cache,
+                            char *err, size_t errlen)
+{
+    *cache = NULL;
+    size_t plen = strlen(path);
+    rs_journal *j = calloc(1, sizeof *j);
+    char *sigpath = malloc(plen + 5), *buf = NULL;
+    rs_cache *c = rs_cache_new();
+    if (!j || !sigpath || !c || !(j->path = strdup(path))) {
+        snprintf(err, errlen, "cannot open '%s': out of memory", path);
+        goto fail;
+    }
+    memcpy(sigpath, path, plen);
+    memcpy(sigpath + plen, ".sig", 5);
+    size_t len = 0;
+    int fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
+    if (fd < 0 && errno != ENOENT) {
+        snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+        goto fail;
+    }
+    if (fd >= 0 && !rs_read_all(fd, &buf, &len)) {
+        snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+        close(fd);
+        goto fail;
+    }
+    if (fd < 0 || !memchr(buf, '\n', len)) {
+        /* New, or killed before its header was complete: start afresh. */
+        size_t hn = strlen(rs_journal_header);
+        if (len > hn || (len && memcmp(buf, rs_journal_header, len) != 0)) {
+            snprintf(err, errlen, "%s:1: columns are not the npu-tune journal's", path);
+            close(fd);
+            goto fail;
+        }
+        if ((fd = start(path, sigpath, fd, sig, err, errlen)) < 0)
+            goto fail;
+    } else if (!resume(path, sigpath, fd, buf, len, sig, c, err, errlen)) {
+        close(fd);
+        goto fail;
+    }
+    free(buf);
+    free(sigpath);
+    j->fd = fd;
+    *cache = c;
+    return j;
+fail:
+    free(buf);
+    free(sigpath);
+    rs_cache_free(c);
+    if (j)
+        free(j->path);
+    free(j);
+    return NULL;
+}
+
+/* ---- appending ---- */
+
+/* Formats the row, then writes it with one write(2). */
 bool rs_journal_append(rs_journal *j, const rs_row *row, char *err, size_t errlen)
 {
-    rs_write_journal_row(j->f, row);
-    if (fflush(j->f) || ferror(j->f)) {
+    if (!rs_row_check(row, err, errlen))
+        return false;
+    if (strcmp(row->status, "ok") == 0 && !isfinite(row->measured)) {
+        snprintf(err, errlen, "cannot write a row of problem '%s': status ok but the measurement is %g",
+                 row->problem->name, row->measured);
+        return false;
+    }
+    size_t n = rs_format_row(j->row, j->rowcap, row, true);
+    if (n >= j->rowcap) {
+        char *b = realloc(j->row, n + 1);
+        if (!b) {
+            snprintf(err, errlen, "cannot write '%s': out of memory", j->path);
+            return false;
+        }
+        j->row = b;
+        j->rowcap = n + 1;
+        rs_format_row(j->row, j->rowcap, row, true);
+    }
+    /* One write(2) per row, no stdio buffer: a kill tears at most this line. */
+    if (!write_all(j->fd, j->row, n)) {
         snprintf(err, errlen, "cannot write '%s': %s", j->path, strerror(errno));
         return false;
     }
     return true;
 }
 
+/* Closes the file; reports a failing close. */
 bool rs_journal_close(rs_journal *j, char *err, size_t errlen)
 {
     if (!j)
         return true;
-    bool ok = !ferror(j->f);
-    if (fclose(j->f))
-        ok = false;
+    bool ok = close(j->fd) == 0;
     if (!ok)
         snprintf(err, errlen, "cannot write '%s': %s", j->path, strerror(errno));
+    free(j->row);
     free(j->path);
     free(j);
     return ok;

@@ -24,21 +24,86 @@ typedef struct {
 extern const char rs_journal_header[];
 extern const char rs_table_header[];
 
+/* What a journal or table belongs to. A journal is resumed only when the
+ * target, space and measure signatures all match. */
+typedef struct {
+    char version[16];          /* npu-tune version that wrote it */
+    char script[256];          /* the script, as given on the command line */
+    char target[SP_NAME_MAX];  /* target name */
+    char target_sig[17];       /* 16 hex digits: hash of the target's figures */
+    char space_sig[17];        /* 16 hex digits: hash of problems + space */
+    char measure[32];          /* backend name */
+} rs_signature;
+
+/* 64-bit FNV-1a of n bytes as 16 lowercase hex digits (+ NUL). */
+void rs_hash_hex(const void *data, size_t n, char out[17]);
+
+/* A measurement found in a journal, or an entry of a tuning table. */
+typedef struct {
+    sp_problem problem;
+    char target[SP_NAME_MAX];
+    sp_config config;
+    char status[16];   /* "ok", "wrong", "timeout", "crash", "illegal" */
+    double measured;   /* meaningful when status is "ok" */
+    char unit[8];      /* "cycles" or "s" */
+} rs_entry;
+
+/* The measurements of a journal, looked up by (problem, config). */
+typedef struct rs_cache rs_cache;
+
+/* The entry for problem p (name, M, N, K, batch, dtype) and config c, or NULL. */
+const rs_entry *rs_cache_find(const rs_cache *c, const sp_problem *p, const sp_config *cfg);
+size_t rs_cache_size(const rs_cache *c);
+void rs_cache_free(rs_cache *c);
+
 typedef struct rs_journal rs_journal;
 
-/* Creates (or truncates) the journal at path, making missing parent
- * directories, and writes the header. NULL with a one-line reason in err. */
-rs_journal *rs_journal_create(const char *path, char *err, size_t errlen);
+/* Opens the journal at path for appending. A new journal gets its sidecar
+ * (path + ".sig") and the CSV header. An existing one is resumed: its
+ * sidecar must match sig (else an error naming the field that differs and
+ * both values), its header must be the journal header, every complete row
+ * must parse (else "PATH:LINE: ..."); a torn last line (no newline, from a
+ * kill) is dropped and cut off the file. *cache receives the rows read (an
+ * empty cache for a new journal). NULL with a one-line reason otherwise;
+ * nothing is used from a journal that failed to read. */
+rs_journal *rs_journal_open(const char *path, const rs_signature *sig, rs_cache **cache,
+                            char *err, size_t errlen);
 
-/* Appends one row and flushes it to the OS. False with a reason in err. */
+/* Appends one row and flushes it to the OS. False with a reason in err.
+ * Not thread-safe: callers serialise. */
 bool rs_journal_append(rs_journal *j, const rs_row *row, char *err, size_t errlen);
 
 /* Closes the journal; false (reason in err) if the last writes failed. */
 bool rs_journal_close(rs_journal *j, char *err, size_t errlen);
 
-/* Writes the table (header + rows) to a temporary file beside path and
- * renames it over path, so readers never see half a table. */
-bool rs_table_write(const char *path, const rs_row *rows, size_t n, char *err, size_t errlen);
+/* Writes the table (a "# npu-tune table 1 ..." signature line, the CSV
+ * header, the rows) to a temporary file and renames it over path. */
+bool rs_table_write(const char *path, const rs_signature *sig, const rs_row *rows, size_t n,
+                    char *err, size_t errlen);
+
+/* Reads a whole table; on any error ("PATH:LINE: ...": not a table, foreign
+ * version, wrong columns, a malformed row) returns false and *entries is
+ * NULL. sig may be NULL. */
+bool rs_table_read(const char *path, rs_entry **entries, size_t *n, rs_signature *sig,
+                   char *err, size_t errlen);
+
+/* Writes a self-contained C header for the entries: a static const array and
+ * npu_tune_lookup(M, N, K, batch, dtype) with exact match first, then the
+ * nearest entry whose config is legal for the shape, then a default entry
+ * (see results/header.c for the rules). False if writing failed. */
+bool rs_header_write(FILE *f, const rs_entry *e, size_t n, const rs_signature *sig);
+
+/* The table entry to use for problem p on target t (same target name and
+ * dtype): exact shape, else the nearest entry whose config sp_check accepts
+ * for p (distance as the header's lookup). NULL if none; *exact tells which. */
+const rs_entry *rs_table_pick(const rs_entry *e, size_t n, const sp_target *t,
+                              const sp_problem *p, bool *exact);
+
+/* Renders the plots of a results journal with gnuplot into dir (PNG and
+ * SVG): measured vs model estimate, best per strategy per shape, and the
+ * measured tile plane of the best strategy. False with a reason (e.g.
+ * "gnuplot not found; install the gnuplot package") otherwise. */
+bool rs_plot(const char *journal, const char *dir, char *err, size_t errlen);
 
 /* Writes a file through write(f, ctx) into a temporary file beside path,
  * then renames it over path; false with a one-line reason in err. */

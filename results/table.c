@@ -1,7 +1,9 @@
-/* table.c — writing files whole: a temporary file renamed into place, so no
- * reader sees half of one; the tuning table is written this way. */
+/* table.c — files written whole (a temporary file renamed into place) and the
+ * tuning table: its signature line, strict reading, and picking an entry. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -9,6 +11,7 @@
 
 #include "internal.h"
 
+/* mkdir -p of the directory part of path. */
 bool rs_make_parents(const char *path, char *err, size_t errlen)
 {
     char *dir = strdup(path);
@@ -35,6 +38,9 @@ bool rs_make_parents(const char *path, char *err, size_t errlen)
     return ok;
 }
 
+/* Temporary file "PATH.tmp" beside path, fsync'd, renamed over path. The
+ * name is fixed (not per process) so that a run killed between writing and
+ * renaming leaves nothing the next run does not overwrite. */
 bool rs_write_atomic(const char *path, bool (*write)(FILE *f, void *ctx), void *ctx, char *err,
                      size_t errlen)
 {
@@ -46,7 +52,7 @@ bool rs_write_atomic(const char *path, bool (*write)(FILE *f, void *ctx), void *
         snprintf(err, errlen, "cannot write '%s': out of memory", path);
         return false;
     }
-    snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
+    snprintf(tmp, len, "%s.tmp", path);
     FILE *f = fopen(tmp, "w");
     if (!f) {
         snprintf(err, errlen, "cannot open '%s': %s", tmp, strerror(errno));
@@ -66,7 +72,61 @@ bool rs_write_atomic(const char *path, bool (*write)(FILE *f, void *ctx), void *
     return true;
 }
 
+
+/* The whole file behind fd, NUL-terminated. */
+bool rs_read_all(int fd, char **buf, size_t *len)
+{
+    size_t cap = 4096, n = 0;
+    char *b = malloc(cap);
+    if (!b) {
+        errno = ENOMEM;
+        return false;
+    }
+    for (;;) {
+        if (cap - n < 2) {
+            char *nb = realloc(b, cap *= 2);
+            if (!nb) {
+                free(b);
+                errno = ENOMEM;
+                return false;
+            }
+            b = nb;
+        }
+        ssize_t r = read(fd, b + n, cap - n - 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            int e = errno;
+            free(b);
+            errno = e;
+            return false;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return true;
+}
+
+/* ---- writing ---- */
+
+static const char table_magic[] = "# npu-tune table ";
+
+/* The signature line's fields; script comes last and may hold spaces. */
 typedef struct {
+    const char *key;
+    size_t off, size;
+} sig_key;
+#define SIG_KEY(name) {#name, offsetof(rs_signature, name), sizeof ((rs_signature *)0)->name}
+static const sig_key sig_keys[] = {SIG_KEY(version), SIG_KEY(target), SIG_KEY(target_sig),
+                                   SIG_KEY(space_sig), SIG_KEY(measure), SIG_KEY(script)};
+#define NSIG_KEYS (sizeof sig_keys / sizeof sig_keys[0])
+
+typedef struct {
+    const rs_signature *sig;
     const rs_row *rows;
     size_t n;
 } table;
@@ -74,14 +134,218 @@ typedef struct {
 static bool write_table(FILE *f, void *ctx)
 {
     const table *t = ctx;
-    fprintf(f, "%s\n", rs_table_header);
-    for (size_t i = 0; i < t->n; i++)
-        rs_write_table_row(f, &t->rows[i]);
+    fprintf(f, "%s1", table_magic);
+    for (size_t i = 0; i < NSIG_KEYS; i++)
+        fprintf(f, " %s=%s", sig_keys[i].key,
+                t->sig ? (const char *)t->sig + sig_keys[i].off : "");
+    fprintf(f, "\n%s\n", rs_table_header);
+    char small[512];
+    for (size_t i = 0; i < t->n; i++) {
+        size_t len = rs_format_row(small, sizeof small, &t->rows[i], false);
+        char *b = len < sizeof small ? small : malloc(len + 1);
+        if (!b)
+            return false;
+        if (b != small)
+            rs_format_row(b, len + 1, &t->rows[i], false);
+        fwrite(b, 1, len, f);
+        if (b != small)
+            free(b);
+    }
     return true;
 }
 
-bool rs_table_write(const char *path, const rs_row *rows, size_t n, char *err, size_t errlen)
+/* Checks the signature and rows, then writes the table atomically. */
+bool rs_table_write(const char *path, const rs_signature *sig, const rs_row *rows, size_t n,
+                    char *err, size_t errlen)
 {
-    table t = {rows, n};
+    for (size_t i = 0; sig && i < NSIG_KEYS; i++) {
+        const char *v = (const char *)sig + sig_keys[i].off;
+        bool last = i + 1 == NSIG_KEYS;
+        if (strpbrk(v, last ? "\r\n" : " \t\r\n")) {
+            snprintf(err, errlen, "cannot write '%s': the %s '%s' has %s", path,
+                     sig_keys[i].key, v, last ? "a line break" : "white space");
+            return false;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!rs_row_check(&rows[i], err, errlen))
+            return false;
+        if (strcmp(rows[i].status, "ok") != 0 || !isfinite(rows[i].measured)) {
+            snprintf(err, errlen,
+                     "cannot write '%s': row %zu (problem '%s') is not a measured config "
+                     "(status %s); a table holds only status-ok rows",
+                     path, i + 1, rows[i].problem->name, rows[i].status);
+            return false;
+        }
+    }
+    table t = {sig, rows, n};
     return rs_write_atomic(path, write_table, &t, err, errlen);
+}
+
+/* ---- reading ---- */
+
+/* Parses line 1 (after the magic) into sig: "1 key=value ... script=rest". */
+static bool read_sig_line(const char *path, char *s, rs_signature *sig, char *err,
+                          size_t errlen)
+{
+    size_t digits = strspn(s, "0123456789");
+    if (!digits || (s[digits] && s[digits] != ' ')) {
+        snprintf(err, errlen, "%s:1: not an npu-tune table (no '# npu-tune table' line)", path);
+        return false;
+    }
+    if (digits != 1 || s[0] != '1') {
+        snprintf(err, errlen, "%s:1: table format %.*s is not supported", path, (int)digits, s);
+        return false;
+    }
+    memset(sig, 0, sizeof *sig);
+    for (s += digits; *s == ' '; ) {
+        char *key = ++s, *eq = strchr(s, '='), *sp = strchr(s, ' ');
+        if (!eq || (sp && sp < eq)) {
+            snprintf(err, errlen, "%s:1: '%.*s' in the signature is not key=value", path,
+                     sp ? (int)(sp - s) : (int)strlen(s), s);
+            return false;
+        }
+        *eq = '\0';
+        char *v = eq + 1;
+        bool script = strcmp(key, "script") == 0;
+        size_t vlen = script ? strlen(v) : strcspn(v, " ");
+        s = v + vlen;
+        for (size_t i = 0; i < NSIG_KEYS; i++) {
+            if (strcmp(key, sig_keys[i].key) != 0)
+                continue;
+            if (vlen >= sig_keys[i].size) {
+                snprintf(err, errlen, "%s:1: the value of '%s' is too long", path, key);
+                return false;
+            }
+            memcpy((char *)sig + sig_keys[i].off, v, vlen);
+        }
+    }
+    return true;
+}
+
+static bool read_table(const char *path, char *buf, size_t len, rs_entry **out, size_t *nout,
+                       rs_signature *sig, char *err, size_t errlen)
+{
+    char *end = buf + len, *line = buf, *nl;
+    size_t cap = 0, n = 0;
+    rs_entry *e = NULL;
+    size_t mlen = strlen(table_magic);
+    if (len < mlen || memcmp(buf, table_magic, mlen) != 0) {
+        snprintf(err, errlen, "%s:1: not an npu-tune table (no '# npu-tune table' line)", path);
+        return false;
+    }
+    long lineno = 1;
+    for (; line < end; line = nl + 1, lineno++) {
+        if (!(nl = memchr(line, '\n', (size_t)(end - line)))) {
+            snprintf(err, errlen, "%s:%ld: the last line is cut off (no newline at its end)",
+                     path, lineno);
+            goto fail;
+        }
+        *nl = '\0';
+        if (lineno == 1) {
+            if (!read_sig_line(path, line + mlen, sig, err, errlen))
+                goto fail;
+            continue;
+        }
+        if (lineno == 2) {
+            if (strcmp(line, rs_table_header) != 0) {
+                snprintf(err, errlen, "%s:2: columns are not the tuning table's", path);
+                goto fail;
+            }
+            continue;
+        }
+        if (n == cap) {
+            rs_entry *ne = realloc(e, (cap = cap ? cap * 2 : 16) * sizeof *e);
+            if (!ne) {
+                snprintf(err, errlen, "%s:%ld: out of memory", path, lineno);
+                goto fail;
+            }
+            e = ne;
+        }
+        if (!rs_parse_row(line, false, &e[n], path, lineno, err, errlen))
+            goto fail;
+        n++;
+    }
+    if (lineno < 3) {
+        snprintf(err, errlen, "%s:2: columns are not the tuning table's", path);
+        goto fail;
+    }
+    *out = e;
+    *nout = n;
+    return true;
+fail:
+    free(e);
+    return false;
+}
+
+/* All or nothing: entries only when every line is well-formed. */
+bool rs_table_read(const char *path, rs_entry **entries, size_t *n, rs_signature *sig,
+                   char *err, size_t errlen)
+{
+    *entries = NULL;
+    *n = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    char *buf;
+    size_t len;
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+        return false;
+    }
+    if (!rs_read_all(fd, &buf, &len)) {
+        snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+        close(fd);
+        return false;
+    }
+    close(fd);
+    rs_signature ignored;
+    bool ok = read_table(path, buf, len, entries, n, sig ? sig : &ignored, err, errlen);
+    free(buf);
+    return ok;
+}
+
+/* ---- picking an entry for a shape ---- */
+
+static double ratio(int64_t a, int64_t b)
+{
+    return a > b ? (double)a / (double)b : (double)b / (double)a;
+}
+
+/* Product of the max/min ratios of M, N, K and batch. */
+double rs_shape_distance(const sp_problem *a, const sp_problem *b)
+{
+    double d = ratio(a->M, b->M);
+    d *= ratio(a->N, b->N);
+    d *= ratio(a->K, b->K);
+    d *= ratio(a->batch, b->batch);
+    return d;
+}
+
+/* Exact shape first, then the nearest entry sp_check accepts. */
+const rs_entry *rs_table_pick(const rs_entry *e, size_t n, const sp_target *t,
+                              const sp_problem *p, bool *exact)
+{
+    const rs_entry *best = NULL;
+    double best_d = 0;
+    *exact = false;
+    for (size_t i = 0; i < n; i++) {
+        const sp_problem *q = &e[i].problem;
+        if (q->dtype != p->dtype || strcmp(e[i].target, t->name) != 0)
+            continue;
+        if (q->M == p->M && q->N == p->N && q->K == p->K && q->batch == p->batch) {
+            *exact = true;
+            return &e[i];
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        const sp_problem *q = &e[i].problem;
+        if (q->dtype != p->dtype || strcmp(e[i].target, t->name) != 0 ||
+            sp_check(t, p, &e[i].config) != 0)
+            continue;
+        double d = rs_shape_distance(q, p);
+        if (!best || d < best_d) {
+            best = &e[i];
+            best_d = d;
+        }
+    }
+    return best;
 }

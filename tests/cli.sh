@@ -5,33 +5,7 @@
 set -u
 bin=$1
 src=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-
-# run CODE ARGS...: runs npu-tune in $work, checks the exit code; leaves
-# stdout in $out and stderr in $err.
-run() {
-    local want=$1
-    shift
-    (cd "$work" && "$bin" "$@" >"$work/.out" 2>"$work/.err")
-    local got=$?
-    out=$(cat "$work/.out")
-    err=$(cat "$work/.err")
-    if [ "$got" -eq "$want" ]; then ok; else bad "npu-tune $* exited $got, expected $want; stderr: $err"; fi
-}
-
-same() { # same WHAT ACTUAL EXPECTED
-    if [ "$2" == "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; fi
-}
-
-has() { # has WHAT HAYSTACK NEEDLE
-    case "$2" in *"$3"*) ok ;; *) bad "$1: '$3' not in: $2" ;; esac
-}
+. "$(dirname "$0")/lib.sh"
 
 # --- usage and dispatch ---
 run 2
@@ -40,9 +14,9 @@ has "help" "$out" "npu-tune model --target T"
 run 0 --version
 has "version" "$out" "npu-tune "
 run 2 frobnicate
-same "unknown command" "$err" "npu-tune: unknown command 'frobnicate' (commands: model, gen, sim; or give a SCRIPT.lua)"
+same "unknown command" "$err" "npu-tune: unknown command 'frobnicate' (commands: model, gen, sim, table, plot; or give a SCRIPT.lua)"
 run 2 --frob
-same "unknown option" "$err" "npu-tune: unknown option '--frob'"
+same "unknown option" "$(printf '%s\n' "$err" | head -n 1)" "npu-tune: unknown or incomplete option '--frob'"
 run 1 missing.lua
 same "missing script" "$err" "npu-tune: cannot open 'missing.lua': No such file or directory"
 
@@ -92,14 +66,44 @@ cp "$src/examples/bert.lua" "$work/examples/"
 run 0 examples/bert.lua
 journal_header=$(head -n 1 "$work/results/bert.csv")
 same "journal header" "$journal_header" "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,load_volume_elems,est_cycles,backend,status,measured,unit"
-same "journal rows" "$(wc -l <"$work/results/bert.csv")" "97"
-table_header=$(head -n 1 "$work/results/bert-table.csv")
+# the model search stops when the best's neighbours stop improving: within budget
+rows=$(($(wc -l <"$work/results/bert.csv") - 1))
+if [ "$rows" -ge 3 ] && [ "$rows" -le 96 ]; then ok; else bad "journal rows: $rows, expected 3..96"; fi
+has "table signature" "$(head -n 1 "$work/results/bert-table.csv")" "# npu-tune table 1 version="
+table_header=$(sed -n 2p "$work/results/bert-table.csv")
 same "table header" "$table_header" "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,measured,unit"
-same "table rows" "$(wc -l <"$work/results/bert-table.csv")" "4"
+same "table rows" "$(wc -l <"$work/results/bert-table.csv")" "5"
 best=$(grep '^bert,512,768,768,' "$work/results/bert-table.csv" | cut -d, -f8)
 same "best strategy of 512x768x768" "$best" "OS"
-has "summary" "$out" "bert         512x768x768"
-same "no temp files" "$(ls "$work/results" | tr '\n' ' ')" "bert-table.csv bert.csv "
+has "summary" "$out" "bert       512x768x768"
+has "summary gap" "$out" "OS 256x256x128 db=0 cores=1 M     0.00%"
+same "no temp files" "$(ls "$work/results" | tr '\n' ' ')" "bert-table.csv bert.csv bert.csv.sig "
+# a second run resumes: everything comes from the journal, nothing is re-measured
+before=$(wc -l <"$work/results/bert.csv")
+run 0 --quiet --format csv examples/bert.lua
+same "resumed journal unchanged" "$(wc -l <"$work/results/bert.csv")" "$before"
+same "summary csv header" "$(printf '%s\n' "$out" | head -n 1 | cut -d, -f1-11)" "problem,M,N,K,batch,dtype,legal,raw,measured,failed,resumed"
+same "quiet" "$err" ""
+# gen --table: exact entry, nearest legal shape, and the model's best
+run 0 gen --table results/bert-table.csv --shape 512x768x768 -o k/t.npu
+same "gen exact is silent" "$err" ""
+run 0 sim k/t.npu --check
+has "tuned kernel checks" "$out" "check: ok"
+has "tuned kernel config" "$(sed -n 4p "$work/k/t.npu")" "config OS m=256 n=256 k=128"
+run 0 gen --table results/bert-table.csv --shape 500x700x700 -o k/n.npu
+same "gen nearest" "$err" "npu-tune: gen: 500x700x700 is not in results/bert-table.csv; using the entry for 512x768x768 batch 1 (nearest legal shape): OS 256x256x128 double_buffer=0 cores=1 split=M"
+run 0 sim k/n.npu --check
+has "fallback kernel checks" "$out" "check: ok"
+run 0 gen --table results/bert-table.csv --shape 64x64x64 -o k/m.npu
+has "gen model fallback" "$err" "npu-tune: gen: no entry of results/bert-table.csv is legal for 64x64x64 fp16 on ascend910; using the model's best: "
+run 1 gen --table results/none.csv --shape 64x64x64
+has "gen missing table" "$err" "npu-tune: gen: cannot open 'results/none.csv'"
+# table export: a C header that compiles
+run 0 table export results/bert-table.csv -o k/bert.h
+if command -v cc >/dev/null; then
+    printf '#include "bert.h"\nint main(void) { return npu_tune_lookup(512, 768, 768, 1, "fp16")->m == 256 ? 0 : 1; }\n' >"$work/k/use.c"
+    if cc -std=c11 -Wall -Werror -o "$work/k/use" "$work/k/use.c" && "$work/k/use"; then ok; else bad "exported header"; fi
+fi
 
 same "journal backend" "$(sed -n 2p "$work/results/bert.csv" | cut -d, -f17-18,20)" "sim,ok,cycles"
 
@@ -173,5 +177,4 @@ run 0 square.lua
 same "constrained rows" "$(wc -l <"$work/out/sq.csv")" "6"
 same "constraint held" "$(tail -n +2 "$work/out/sq.csv" | awk -F, '$9 != $10' | wc -l)" "0"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

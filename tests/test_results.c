@@ -1,82 +1,14 @@
-/* test_results.c — the journal and table files (exact bytes, atomic replace,
- * unwritable paths) and the GSL sample statistics of a measurement. */
+/* test_results.c — the GSL sample statistics of a measurement and the model
+ * backend (the journal and table files are tested in test_journal/test_table). */
 #define _XOPEN_SOURCE 700
 #include <gsl/gsl_errno.h>
 #include <math.h>
 #include <stdlib.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "check.h"
 #include "fixtures.h"
 #include "measure.h"
 #include "results.h"
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    static char buf[4096];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
-static void files(void)
-{
-    char dir[] = "/tmp/npu-tune-results-XXXXXX", path[256], table[256], err[512];
-    CHECK(mkdtemp(dir) != NULL);
-    snprintf(path, sizeof path, "%s/a/b/journal.csv", dir);
-    snprintf(table, sizeof table, "%s/a/table.csv", dir);
-    sp_problem p = fx_problem(100, 50, 40, 2, SP_FP16);
-    strcpy(p.name, "tiny");
-    sp_candidate c = {.config = {.m = 32, .n = 32, .k = 16, .cores = 1, .strategy = SP_OS,
-                                 .double_buffer = 1, .split = SP_SPLIT_M},
-                      .fig = {.load_elems = 46080, .est_cycles = 1234.4}};
-    rs_row ok = {&p, "ascend910", &c, "model", "ok", 1234.4, "cycles"};
-    rs_row wrong = {&p, "ascend910", &c, "host", "wrong", 0.5, "s"};
-    rs_journal *j = rs_journal_create(path, err, sizeof err);
-    CHECK(j != NULL);
-    CHECK(rs_journal_append(j, &ok, err, sizeof err));
-    CHECK(rs_journal_append(j, &wrong, err, sizeof err));
-    CHECK(rs_journal_close(j, err, sizeof err));
-    CHECK_STR(slurp(path),
-              "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,"
-              "load_volume_elems,est_cycles,backend,status,measured,unit\n"
-              "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,model,ok,1234,cycles\n"
-              "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,host,wrong,,s\n");
-    rs_row secs = ok;
-    secs.unit = "s";
-    secs.measured = 0.000123456789;
-    rs_row rows[] = {ok, secs};
-    CHECK(rs_table_write(table, rows, 2, err, sizeof err));
-    CHECK_STR(slurp(table),
-              "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,measured,unit\n"
-              "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,1234,cycles\n"
-              "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,0.000123456789,s\n");
-    /* Rewriting replaces the whole file and leaves no temporary behind. */
-    CHECK(rs_table_write(table, rows, 1, err, sizeof err));
-    CHECK_STR(slurp(table),
-              "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,measured,unit\n"
-              "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,1234,cycles\n");
-    char tmp[300];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", table, (long)getpid());
-    CHECK(access(tmp, F_OK) != 0);
-    /* A path under a regular file cannot be created: one-line reason. */
-    char blocked[300];
-    snprintf(blocked, sizeof blocked, "%s/journal.csv/x.csv", path);
-    CHECK(rs_journal_create(blocked, err, sizeof err) == NULL);
-    char want[400];
-    snprintf(want, sizeof want, "cannot create directory '%s': Not a directory", path);
-    CHECK_STR(err, want);
-    CHECK(!rs_table_write(blocked, rows, 1, err, sizeof err));
-    CHECK_STR(err, want);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    CHECK(system(cmd) == 0);
-}
 
 static void stats(void)
 {
@@ -94,14 +26,20 @@ static void stats(void)
     CHECK_STR(ms_status_name(MS_TIMEOUT), "timeout");
 }
 
+static void count_done(void *ctx, size_t i, const ms_measurement *m)
+{
+    (void)m;
+    ((size_t *)ctx)[i]++;
+}
+
 static void model_backend(void)
 {
     char err[256];
-    ms_backend *b = ms_open("model", err, sizeof err);
+    ms_backend *b = ms_open("model", NULL, err, sizeof err);
     CHECK(b != NULL);
-    CHECK(ms_open("host", err, sizeof err) == NULL);
+    CHECK(ms_open("host", NULL, err, sizeof err) == NULL);
     CHECK_STR(err, "measurement backend 'host' is not available in this build");
-    ms_backend *sim = ms_open("sim", err, sizeof err);
+    ms_backend *sim = ms_open("sim", NULL, err, sizeof err);
     CHECK(sim != NULL && strcmp(sim->unit, "cycles") == 0 && sim->verify != NULL);
     ms_close(sim);
     sp_target t = fx_ascend910();
@@ -109,7 +47,9 @@ static void model_backend(void)
     sp_candidate c[2] = {{.config = {.m = 256, .n = 256, .k = 128, .cores = 1, .strategy = SP_OS}},
                          {.config = {.m = 512, .n = 16, .k = 128, .cores = 1, .strategy = SP_OS}}};
     ms_measurement m[2];
-    ms_measure_all(b, &t, &p, c, 2, m);
+    size_t heard[2] = {0, 0};
+    ms_measure_all(b, &t, &p, c, 2, m, count_done, heard);
+    CHECK(heard[0] == 1 && heard[1] == 1); /* each completion reported once */
     sp_figures f;
     sp_model(&t, &p, &c[0].config, &f);
     CHECK(m[0].status == MS_OK && m[0].value == f.est_cycles);
@@ -121,7 +61,6 @@ static void model_backend(void)
 int main(void)
 {
     gsl_set_error_handler_off();
-    files();
     stats();
     model_backend();
     return CHECK_DONE();

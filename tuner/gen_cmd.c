@@ -1,26 +1,97 @@
 /* gen_cmd.c — `npu-tune gen`: the kernel of one explicit config, as text a
  * person can read and `npu-tune sim` can run. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "codegen.h"
 #include "results.h"
+#include "script.h"
 #include "tuner.h"
 
 static const char usage_text[] =
     "usage: npu-tune gen --target T --shape MxNxK --strategy IS|WS|OS --tile mxnxk\n"
     "                    [--batch B] [--dtype fp16|int8] [--double-buffer on|off]\n"
-    "                    [--cores C] [--split M|N|MN] [-o FILE]\n";
+    "                    [--cores C] [--split M|N|MN] [-o FILE]\n"
+    "       npu-tune gen --table TABLE.csv --shape MxNxK [--batch B] [--dtype fp16|int8]\n"
+    "                    [--target T] [-o FILE]\n";
+
+static void describe(const sp_config *c, char *out, size_t len)
+{
+    snprintf(out, len, "%s %dx%dx%d double_buffer=%d cores=%d split=%s",
+             sp_strategy_name(c->strategy), c->m, c->n, c->k, c->double_buffer, c->cores,
+             sp_split_name(c->split));
+}
+
+/* The config for r's shape from a tuning table: the exact entry, else the
+ * nearest entry legal for the shape, else the model's best; says which on
+ * stderr unless exact. */
+static int from_table(tn_request *r)
+{
+    rs_entry *e;
+    size_t n;
+    rs_signature sig;
+    char err[512], what[128];
+    if (!rs_table_read(r->table, &e, &n, &sig, err, sizeof err)) {
+        tn_error("gen: %s", err);
+        return TN_ERROR;
+    }
+    int rc = TN_OK;
+    if (!r->have_target && !ls_builtin_target(sig.target, &r->t, err, sizeof err)) {
+        tn_error("gen: %s: %s", r->table, err);
+        rc = TN_ERROR;
+    }
+    bool exact = false;
+    const rs_entry *pick = rc == TN_OK ? rs_table_pick(e, n, &r->t, &r->p, &exact) : NULL;
+    char shape[64];
+    snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)r->p.M, (long long)r->p.N,
+             (long long)r->p.K);
+    if (pick) {
+        r->c = pick->config;
+        if (!exact) {
+            describe(&r->c, what, sizeof what);
+            tn_error("gen: %s is not in %s; using the entry for %lldx%lldx%lld batch %lld "
+                     "(nearest legal shape): %s",
+                     shape, r->table, (long long)pick->problem.M, (long long)pick->problem.N,
+                     (long long)pick->problem.K, (long long)pick->problem.batch, what);
+        }
+    } else if (rc == TN_OK) {
+        sp_space s = {.strategy = {true, true, true}, .double_buffer = {true, true}, .nsplit = 1};
+        int32_t one = 1;
+        s.cores = (sp_axis){&one, 1};
+        sp_candidate best;
+        if (sp_rank_top(&r->t, &r->p, &s, SP_BY_TIME, 1, &best, NULL) != 1) {
+            tn_error("gen: %s has no entry for %s and no config is legal for it on %s", r->table,
+                     shape, r->t.name);
+            rc = TN_ERROR;
+        } else {
+            r->c = best.config;
+            describe(&r->c, what, sizeof what);
+            tn_error("gen: no entry of %s is legal for %s %s on %s; using the model's best: %s",
+                     r->table, shape, sp_dtype_name(r->p.dtype), r->t.name, what);
+        }
+    }
+    free(e);
+    return rc;
+}
 
 static bool write_kernel(FILE *f, void *k) { return cg_print(f, k); }
 
 int tn_gen(int argc, char **argv)
 {
     tn_request r;
-    int rc = tn_parse_request(argc, argv, "gen", usage_text, TN_OPT_OUTPUT, &r);
+    int rc = tn_parse_request(argc, argv, "gen", usage_text, TN_OPT_OUTPUT | TN_OPT_TABLE, &r);
     if (rc != TN_OK)
         return rc;
-    if (r.strategy < 0 || !r.have_tile) {
+    if (r.table) {
+        if (r.strategy >= 0 || r.have_tile) {
+            tn_error("gen: --table takes the config from the table; drop --strategy/--tile");
+            fputs(usage_text, stderr);
+            return TN_USAGE;
+        }
+        if ((rc = from_table(&r)) != TN_OK)
+            return rc;
+    } else if (r.strategy < 0 || !r.have_tile) {
         tn_error("gen: %s is required", r.strategy < 0 ? "--strategy" : "--tile");
         fputs(usage_text, stderr);
         return TN_USAGE;

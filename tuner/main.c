@@ -14,7 +14,8 @@ static int help(void)
 {
     printf("npu-tune %s — autotuner for matrix kernels on NPU-style accelerators\n\n"
            "usage:\n"
-           "  npu-tune SCRIPT.lua                 run the script's tuning\n"
+           "  npu-tune [--quiet] [--format text|csv] [--seed N] SCRIPT.lua\n"
+           "                                      run the script's tuning\n"
            "  npu-tune model --target T --shape MxNxK [--batch B] [--dtype fp16|int8]\n"
            "                 [--strategy IS|WS|OS] [--tile mxnxk] [--double-buffer on|off]\n"
            "                 [--cores C] [--split M|N|MN] [--format text|csv]\n"
@@ -22,7 +23,11 @@ static int help(void)
            "  npu-tune gen --target T --shape MxNxK --strategy S --tile mxnxk\n"
            "               [--batch B] [--dtype D] [--double-buffer on|off] [--cores C]\n"
            "               [--split M|N|MN] [-o FILE]     the kernel of one config\n"
+           "  npu-tune gen --table TABLE.csv --shape MxNxK [--batch B] [--dtype D] [--target T]\n"
+           "               [-o FILE]                      the kernel for a shape, from a table\n"
            "  npu-tune sim KERNEL [--format text|csv] [--trace out.json] [--check]\n"
+           "  npu-tune table export TABLE.csv -o FILE.h   the table as a C header\n"
+           "  npu-tune plot RESULTS.csv [-o DIR]          plots of a journal (gnuplot)\n"
            "  npu-tune --version\n",
            NPU_TUNE_VERSION);
     return TN_OK;
@@ -48,12 +53,12 @@ int main(int argc, char **argv)
         return tn_gen(argc - 1, argv + 1);
     if (strcmp(cmd, "sim") == 0)
         return tn_sim(argc - 1, argv + 1);
-    if (cmd[0] == '-') {
-        tn_error("unknown option '%s'", cmd);
-        return TN_USAGE;
-    }
-    if (!strchr(cmd, '.') && !strchr(cmd, '/')) {
-        tn_error("unknown command '%s' (commands: model, gen, sim; or give a SCRIPT.lua)", cmd);
+    if (strcmp(cmd, "table") == 0)
+        return tn_table(argc - 1, argv + 1);
+    if (strcmp(cmd, "plot") == 0)
+        return tn_plot(argc - 1, argv + 1);
+    if (cmd[0] != '-' && !strchr(cmd, '.') && !strchr(cmd, '/')) {
+        tn_error("unknown command '%s' (commands: model, gen, sim, table, plot; or give a SCRIPT.lua)", cmd);
         return TN_USAGE;
     }
     return tn_run(argc, argv);

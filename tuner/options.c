@@ -24,7 +24,8 @@ int tn_parse_request(int argc, char **argv, const char *cmd, const char *text, i
         {"strategy", required_argument, 0, 'S'}, {"tile", required_argument, 0, 'T'},
         {"double-buffer", required_argument, 0, 'D'}, {"cores", required_argument, 0, 'c'},
         {"split", required_argument, 0, 'p'},   {"format", required_argument, 0, 'f'},
-        {"output", required_argument, 0, 'o'},  {"help", no_argument, 0, 'h'},
+        {"output", required_argument, 0, 'o'},  {"table", required_argument, 0, 'L'},
+        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     const char *target = NULL;
     long long v[3];
@@ -94,6 +95,11 @@ int tn_parse_request(int argc, char **argv, const char *cmd, const char *text, i
                 BAD("-o is not an option of %s", cmd);
             r->output = optarg;
             break;
+        case 'L':
+            if (!(extras & TN_OPT_TABLE))
+                BAD("--table is not an option of %s", cmd);
+            r->table = optarg;
+            break;
         case 'h': return usage(cmd, text, NULL);
         default: BAD("unknown or incomplete option '%s'", argv[optind - 1]);
         }
@@ -101,8 +107,11 @@ int tn_parse_request(int argc, char **argv, const char *cmd, const char *text, i
     if (optind < argc)
         BAD("unexpected argument '%s'", argv[optind]);
 #undef BAD
-    if (!target || !have_shape)
-        return usage(cmd, text, !target ? "--target is required" : "--shape is required");
+    if ((!target && !r->table) || !have_shape)
+        return usage(cmd, text, !have_shape ? "--shape is required" : "--target is required");
+    if (!target) /* the table names its target */
+        return TN_OK;
+    r->have_target = 1;
     if (!ls_builtin_target(target, &r->t, why, sizeof why)) {
         tn_error("%s: %s", cmd, why);
         return TN_USAGE;

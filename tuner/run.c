@@ -1,81 +1,46 @@
-/* run.c — `npu-tune SCRIPT.lua`: plans every problem first (legal space, user
- * constraint, model ranking), then measures, journals and writes the table. */
+/* run.c — `npu-tune SCRIPT.lua`: plans every problem (legal space, user
+ * constraint), then searches each within its budget, journaling as it goes. */
+#define _POSIX_C_SOURCE 200809L
+#include <getopt.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "measure.h"
 #include "results.h"
 #include "script.h"
-#include "tuner.h"
+#include "search.h"
 
-/* What one problem will measure, and what it measured. */
+/* One problem: its legal space, what was measured, the winner. */
 typedef struct {
     const sp_problem *p;
     sp_counts counts;
-    int64_t kept;          /* legal configs the constraint kept */
-    sp_candidate *cands;   /* best first by the model */
+    sp_candidate *cands;   /* legal and kept by the constraint, config order */
     size_t n;
-    ms_measurement *ms;
-    long best;             /* index of the best ok measurement, -1 if none */
+    ms_measurement *ms;    /* per candidate; status MS_NSTATUS = not measured */
+    size_t measured, failed, resumed;
+    long best;             /* index of the best verified measurement, -1 if none */
+    long pick;             /* the model's pick (lowest est_cycles) */
 } plan;
 
-static const char *const searches[] = {"model", NULL};
-
-/* Legal candidates the constraint keeps, ranked by the model; the Lua
- * constraint runs here, on the main thread, after the parallel walk. */
-static bool constrained(ls_script *s, const sp_target *t, const sp_problem *p, size_t budget,
-                        plan *pl, char *err, size_t errlen)
-{
-    sp_candidate *all;
-    size_t n = sp_enumerate(t, p, ls_space(s), &all, &pl->counts);
-    if (n == (size_t)-1) {
-        snprintf(err, errlen, "out of memory enumerating %s", p->name);
-        return false;
-    }
-    size_t kept = 0;
-    for (size_t i = 0; i < n; i++) {
-        int r = ls_constraint(s, p, &all[i].config, err, errlen);
-        if (r < 0) {
-            free(all);
-            return false;
-        }
-        if (r)
-            all[kept++] = all[i];
-    }
-    pl->kept = (int64_t)kept;
-    sp_sort(all, kept, SP_BY_TIME);
-    pl->n = kept < budget ? kept : budget;
-    pl->cands = all;
-    return true;
-}
-
+/* The legal candidates the constraint keeps (the Lua constraint runs here,
+ * on the main thread, after the parallel walk). */
 static bool plan_problem(ls_script *s, size_t i, plan *pl, char *err, size_t errlen)
 {
     const sp_target *t = ls_target(s);
     const sp_problem *p = ls_problem(s, i);
-    size_t budget = (size_t)ls_tune_get(s)->budget;
     pl->p = p;
     pl->best = -1;
-    if (ls_has_constraint(s)) {
-        if (!constrained(s, t, p, budget, pl, err, errlen))
-            return false;
-    } else {
-        pl->cands = malloc(budget * sizeof *pl->cands);
-        size_t got = pl->cands ? sp_rank_top(t, p, ls_space(s), SP_BY_TIME, budget, pl->cands,
-                                             &pl->counts)
-                               : (size_t)-1;
-        if (got == (size_t)-1) {
-            snprintf(err, errlen, "out of memory ranking %s", p->name);
-            return false;
-        }
-        pl->n = got;
-        pl->kept = pl->counts.legal;
+    size_t n = sp_enumerate(t, p, ls_space(s), &pl->cands, &pl->counts);
+    if (n == (size_t)-1) {
+        snprintf(err, errlen, "out of memory enumerating %s", p->name);
+        return false;
     }
-    const char *where = ls_where(s, "space");
-    if (!*where)
-        where = ls_problem_where(s, i);
-    if (pl->counts.legal == 0) {
+    const char *where = *ls_where(s, "space") ? ls_where(s, "space") : ls_problem_where(s, i);
+    if (n == 0) {
         snprintf(err, errlen,
                  "%s: space: no legal config for %s %lldx%lldx%lld on %s (%lld candidates, all "
                  "illegal); see npu-tune model --target %s --shape %lldx%lldx%lld",
@@ -84,12 +49,82 @@ static bool plan_problem(ls_script *s, size_t i, plan *pl, char *err, size_t err
                  (long long)p->K);
         return false;
     }
-    if (pl->kept == 0) {
-        snprintf(err, errlen, "%s: constraint: rejects all %lld legal configs of %s %lldx%lldx%lld",
-                 ls_where(s, "constraint"), (long long)pl->counts.legal, p->name,
-                 (long long)p->M, (long long)p->N, (long long)p->K);
+    size_t kept = n;
+    if (ls_has_constraint(s)) {
+        kept = 0;
+        for (size_t j = 0; j < n; j++) {
+            int r = ls_constraint(s, p, &pl->cands[j].config, err, errlen);
+            if (r < 0)
+                return false;
+            if (r)
+                pl->cands[kept++] = pl->cands[j];
+        }
+        if (kept == 0) {
+            snprintf(err, errlen, "%s: constraint: rejects all %zu legal configs of %s %lldx%lldx%lld",
+                     ls_where(s, "constraint"), n, p->name, (long long)p->M, (long long)p->N,
+                     (long long)p->K);
+            return false;
+        }
+    }
+    pl->n = kept;
+    pl->ms = calloc(kept, sizeof *pl->ms);
+    if (!pl->ms) {
+        snprintf(err, errlen, "out of memory planning %s", p->name);
         return false;
     }
+    pl->pick = 0;
+    for (size_t j = 0; j < kept; j++) {
+        pl->ms[j].status = MS_NSTATUS;
+        if (sp_cmp_time(&pl->cands[j], &pl->cands[pl->pick]) < 0)
+            pl->pick = (long)j;
+    }
+    return true;
+}
+
+/* Signatures: a journal resumes only for the same target figures, the same
+ * problems and legal spaces (after the constraint), and the same backend. */
+static bool sign(const ls_script *s, const char *script, const plan *pls, size_t np,
+                 rs_signature *sig)
+{
+    const sp_target *t = ls_target(s);
+    const ls_tune *tu = ls_tune_get(s);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return false;
+    fprintf(f, "%d %.17g", t->cores, t->clock_mhz);
+    for (int i = 0; i < SP_NDTYPE; i++)
+        fprintf(f, " %.17g", t->macs[i]);
+    for (int i = 0; i < SP_NBUF; i++)
+        fprintf(f, " %lld/%d", (long long)t->buf_bytes[i], t->buf_align[i]);
+    for (int i = 0; i < SP_NPATH; i++)
+        fprintf(f, " %.17g/%.17g", t->path[i].bandwidth, t->path[i].latency);
+    fprintf(f, " %.17g %d", t->gm_bandwidth, t->events);
+    fclose(f);
+    memset(sig, 0, sizeof *sig);
+    rs_hash_hex(text, len, sig->target_sig);
+    free(text);
+    if (!(f = open_memstream(&text, &len)))
+        return false;
+    for (size_t i = 0; i < np; i++) {
+        const sp_problem *p = pls[i].p;
+        fprintf(f, "%s %s %lld %lld %lld %lld:", p->name, sp_dtype_name(p->dtype),
+                (long long)p->M, (long long)p->N, (long long)p->K, (long long)p->batch);
+        for (size_t j = 0; j < pls[i].n; j++) {
+            const sp_config *c = &pls[i].cands[j].config;
+            fprintf(f, " %d %d %d %d %d %d %d", c->strategy, c->m, c->n, c->k,
+                    c->double_buffer, c->cores, c->split);
+        }
+        fputc('\n', f);
+    }
+    fclose(f);
+    rs_hash_hex(text, len, sig->space_sig);
+    free(text);
+    snprintf(sig->version, sizeof sig->version, "%s", NPU_TUNE_VERSION);
+    snprintf(sig->script, sizeof sig->script, "%s", script);
+    snprintf(sig->target, sizeof sig->target, "%s", t->name);
+    snprintf(sig->measure, sizeof sig->measure, "%s", tu->measure);
     return true;
 }
 
@@ -101,7 +136,62 @@ static rs_row row_of(const ls_script *s, const ms_backend *b, const plan *pl, si
     return r;
 }
 
-/* The index of the best ok measurement of pl, or -1. */
+static int status_of(const char *name)
+{
+    for (int st = 0; st < MS_NSTATUS; st++)
+        if (strcmp(ms_status_name(st), name) == 0)
+            return st;
+    return MS_CRASH;
+}
+
+/* Where a batch's measurements go as they complete. */
+typedef struct {
+    tn_session *r;
+    plan *pl;
+    const size_t *where;
+    char *err;
+    size_t errlen;
+    bool ok;
+} sink;
+
+/* Journals one completed measurement at once (serialised by ms_measure_all),
+ * so a kill loses nothing that finished. */
+static void journal_one(void *ctx, size_t i, const ms_measurement *m)
+{
+    sink *s = ctx;
+    s->pl->ms[s->where[i]] = *m;
+    rs_row row = row_of(s->r->script, s->r->backend, s->pl, s->where[i]);
+    if (s->ok && !rs_journal_append(s->r->journal, &row, s->err, s->errlen))
+        s->ok = false;
+}
+
+/* Whatever the search asks: from the journal when it is there, else
+ * measured (in parallel) and journaled as each measurement completes. */
+static bool fetch(tn_session *r, plan *pl, const size_t *idx, size_t n, char *err, size_t errlen)
+{
+    sp_candidate todo[TN_BATCH];
+    size_t where[TN_BATCH], nt = 0;
+    ms_measurement got[TN_BATCH];
+    for (size_t i = 0; i < n; i++) {
+        const rs_entry *e = rs_cache_find(r->cache, pl->p, &pl->cands[idx[i]].config);
+        ms_measurement *m = &pl->ms[idx[i]];
+        if (e) {
+            memset(m, 0, sizeof *m);
+            m->status = status_of(e->status);
+            m->value = e->measured;
+            m->nsamples = 1;
+            pl->resumed++;
+        } else {
+            todo[nt] = pl->cands[idx[i]];
+            where[nt++] = idx[i];
+        }
+    }
+    sink s = {r, pl, where, err, errlen, true};
+    ms_measure_all(r->backend, ls_target(r->script), pl->p, todo, nt, got, journal_one, &s);
+    return s.ok;
+}
+
+/* The best ok measurement not yet rejected by verification, or -1. */
 static long best_ok(const plan *pl)
 {
     long best = -1;
@@ -111,139 +201,245 @@ static long best_ok(const plan *pl)
     return best;
 }
 
-/* Measures a planned problem, verifies the winner against a reference when
- * the backend can (a failed check demotes it and the next one is tried),
- * then journals every measurement. */
-static bool measure_problem(ls_script *s, ms_backend *b, rs_journal *j, plan *pl, char *err,
-                            size_t errlen)
+/* Searches one problem within the budget, then verifies the winner against a
+ * reference when the backend can: a failed check is journaled (so a resumed
+ * run knows it) and the next best is tried. */
+static bool tune_problem(tn_session *r, size_t pi, plan *pl, char *err, size_t errlen)
 {
-    pl->ms = calloc(pl->n ? pl->n : 1, sizeof *pl->ms);
-    if (!pl->ms) {
-        snprintf(err, errlen, "out of memory measuring %s", pl->p->name);
+    const ls_tune *tu = ls_tune_get(r->script);
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!rng) {
+        snprintf(err, errlen, "out of memory");
         return false;
     }
-    ms_measure_all(b, ls_target(s), pl->p, pl->cands, pl->n, pl->ms);
-    while ((pl->best = best_ok(pl)) >= 0 && b->verify) {
+    gsl_rng_set(rng, r->seed * 1000003UL + pi);
+    tn_search_args a = {.cands = pl->cands, .n = pl->n, .budget = (size_t)tu->budget, .rng = rng};
+    tn_search *srch = tn_search_open(tu->search, &a);
+    bool ok = srch != NULL;
+    if (!ok)
+        snprintf(err, errlen, "cannot start search '%s'", tu->search);
+    size_t idx[TN_BATCH], told = 0;
+    while (ok && told < a.budget) {
+        size_t want = a.budget - told < TN_BATCH ? a.budget - told : TN_BATCH;
+        size_t n = tn_search_ask(srch, idx, want);
+        if (n == 0)
+            break;
+        if (!(ok = fetch(r, pl, idx, n, err, errlen)))
+            break;
+        for (size_t i = 0; i < n; i++) {
+            const ms_measurement *m = &pl->ms[idx[i]];
+            tn_search_tell(srch, idx[i], m->status == MS_OK, m->value);
+            pl->measured++;
+            pl->failed += m->status != MS_OK;
+        }
+        told += n;
+        tn_progress(r, pi, pl->measured, a.budget, best_ok(pl) >= 0 ? pl->ms[best_ok(pl)].value : NAN);
+    }
+    tn_search_close(srch);
+    gsl_rng_free(rng);
+    tn_progress_done(r, pl->measured);
+    while (ok && (pl->best = best_ok(pl)) >= 0 && r->backend->verify) {
         ms_measurement *m = &pl->ms[pl->best];
-        b->verify(b, ls_target(s), pl->p, &pl->cands[pl->best], m);
+        r->backend->verify(r->backend, ls_target(r->script), pl->p, &pl->cands[pl->best], m);
         if (m->status == MS_OK)
             break;
-        tn_error("warning: %s: the best candidate failed verification (%s): %s",
-                 pl->p->name, ms_status_name(m->status), m->detail);
+        tn_error("warning: %s: the best candidate failed verification (%s): %s", pl->p->name,
+                 ms_status_name(m->status), m->detail);
+        rs_row row = row_of(r->script, r->backend, pl, (size_t)pl->best);
+        ok = rs_journal_append(r->journal, &row, err, errlen);
+        pl->failed++;
     }
-    for (size_t i = 0; i < pl->n; i++) {
-        rs_row r = row_of(s, b, pl, i);
-        if (!rs_journal_append(j, &r, err, errlen))
-            return false;
-    }
-    return true;
+    return ok;
 }
 
-static void summary(const ls_script *s, const ms_backend *b, const plan *pls, size_t n)
+static void shape_text(const sp_problem *p, char *out, size_t len)
 {
-    const ls_tune *tu = ls_tune_get(s);
-    printf("%-12s %-16s %12s %14s %9s  %-28s %s\n", "problem", "shape", "legal", "raw",
-           "measured", "best config", "measured");
-    for (size_t i = 0; i < n; i++) {
+    int w = snprintf(out, len, "%lldx%lldx%lld", (long long)p->M, (long long)p->N, (long long)p->K);
+    if (p->batch > 1 && w > 0 && (size_t)w < len)
+        snprintf(out + w, len - (size_t)w, " b%lld", (long long)p->batch);
+}
+
+static void config_text(const sp_config *c, char *out, size_t len)
+{
+    snprintf(out, len, "%s %dx%dx%d db=%d cores=%d %s", sp_strategy_name(c->strategy), c->m, c->n,
+             c->k, c->double_buffer, c->cores, sp_split_name(c->split));
+}
+
+/* The summary on stdout: per shape the best config and measurement, the
+ * model's pick and its gap to the best, and the counts. */
+static void summary(const tn_session *r, const plan *pls, size_t np)
+{
+    const char *unit = r->backend->unit;
+    if (r->csv)
+        printf("problem,M,N,K,batch,dtype,legal,raw,measured,failed,resumed,strategy,m,n,k,"
+               "double_buffer,cores,split,measured_best,unit,model_pick,model_pick_measured,"
+               "model_pick_gap_pct\n");
+    else
+        printf("%-10s %-14s %8s %6s %6s  %-30s %12s  %-30s %8s\n", "problem", "shape", "legal",
+               "meas", "failed", "best config", "measured", "model's pick", "gap");
+    for (size_t i = 0; i < np; i++) {
         const plan *pl = &pls[i];
         const sp_problem *p = pl->p;
-        char shape[64], best[96] = "-", value[48] = "all failed";
-        int w = snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)p->M,
-                         (long long)p->N, (long long)p->K);
-        if (p->batch > 1)
-            snprintf(shape + w, sizeof shape - (size_t)w, " b%lld", (long long)p->batch);
+        char shape[64], best[96] = "-", pick[96], value[48] = "-", gap[32] = "-", gapnum[32] = "";
+        shape_text(p, shape, sizeof shape);
+        config_text(&pl->cands[pl->pick].config, pick, sizeof pick);
+        const ms_measurement *pm = &pl->ms[pl->pick];
         if (pl->best >= 0) {
-            const sp_config *c = &pl->cands[pl->best].config;
-            snprintf(best, sizeof best, "%s %dx%dx%d db=%d cores=%d %s",
-                     sp_strategy_name(c->strategy), c->m, c->n, c->k, c->double_buffer,
-                     c->cores, sp_split_name(c->split));
-            snprintf(value, sizeof value, "%.6g %s", pl->ms[pl->best].value, b->unit);
+            config_text(&pl->cands[pl->best].config, best, sizeof best);
+            snprintf(value, sizeof value, "%.6g", pl->ms[pl->best].value);
+            if (pm->status == MS_OK) {
+                double g = 100 * (pm->value / pl->ms[pl->best].value - 1);
+                snprintf(gap, sizeof gap, "%.2f%%", g);
+                snprintf(gapnum, sizeof gapnum, "%.2f", g);
+            }
+            else
+                snprintf(gap, sizeof gap, pm->status == MS_NSTATUS ? "unmeasured" : "failed");
         }
-        printf("%-12s %-16s %12lld %14lld %9zu  %-28s %s\n", p->name, shape,
-               (long long)pl->kept, (long long)pl->counts.raw, pl->n, best, value);
+        if (r->csv) {
+            const sp_config *c = pl->best >= 0 ? &pl->cands[pl->best].config : NULL;
+            printf("%s,%lld,%lld,%lld,%lld,%s,%zu,%lld,%zu,%zu,%zu,", p->name, (long long)p->M,
+                   (long long)p->N, (long long)p->K, (long long)p->batch, sp_dtype_name(p->dtype),
+                   pl->n, (long long)pl->counts.raw, pl->measured, pl->failed, pl->resumed);
+            if (c)
+                printf("%s,%d,%d,%d,%d,%d,%s,%s,%s,", sp_strategy_name(c->strategy), c->m, c->n,
+                       c->k, c->double_buffer, c->cores, sp_split_name(c->split), value, unit);
+            else
+                printf(",,,,,,,,%s,", unit);
+            printf("%s,", pick);
+            if (pm->status == MS_OK)
+                printf("%.6g,%s\n", pm->value, gapnum);
+            else
+                printf(",\n");
+        } else {
+            printf("%-10s %-14s %8zu %6zu %6zu  %-30s %12s  %-30s %8s\n", p->name, shape, pl->n,
+                   pl->measured, pl->failed, best, value, pick, gap);
+        }
     }
-    printf("journal: %s\ntable:   %s\n", tu->results, tu->table);
+    if (!r->csv) {
+        const ls_tune *tu = ls_tune_get(r->script);
+        printf("measured in %s; journal: %s; table: %s\n", unit, tu->results, tu->table);
+    }
 }
 
-static int usage(void)
+static int usage(const char *why)
 {
-    fprintf(stderr, "usage: npu-tune SCRIPT.lua\n       npu-tune model --target T --shape MxNxK [...]\n"
-                    "       npu-tune --help\n");
+    if (why)
+        tn_error("%s", why);
+    fprintf(stderr, "usage: npu-tune [--quiet] [--format text|csv] [--seed N] SCRIPT.lua\n");
     return TN_USAGE;
 }
 
+static const char *const measures[] = {"model", "sim", "command", NULL};
+
 int tn_run(int argc, char **argv)
 {
-    if (argc != 2 || argv[1][0] == '-')
-        return usage();
-    const char *path = argv[1];
-    ls_options opts = {.measures = ms_backend_names, .default_measure = "sim",
-                       .searches = searches, .default_search = "model"};
-    ls_script *s = ls_open(&opts);
-    if (!s) {
+    static const struct option opts[] = {{"quiet", no_argument, 0, 'q'},
+                                         {"format", required_argument, 0, 'f'},
+                                         {"seed", required_argument, 0, 's'},
+                                         {0, 0, 0, 0}};
+    tn_session r = {0};
+    long long seed = -1;
+    int o;
+    char why[160];
+    opterr = 0;
+    optind = 1;
+    while ((o = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
+        switch (o) {
+        case 'q': r.quiet = 1; break;
+        case 'f':
+            if (strcmp(optarg, "text") && strcmp(optarg, "csv"))
+                return snprintf(why, sizeof why, "--format '%s' is not text or csv", optarg), usage(why);
+            r.csv = strcmp(optarg, "csv") == 0;
+            break;
+        case 's':
+            if (!tn_parse_dims(optarg, &seed, 1) && strcmp(optarg, "0"))
+                return snprintf(why, sizeof why, "--seed '%s' must be a non-negative integer", optarg), usage(why);
+            if (strcmp(optarg, "0") == 0)
+                seed = 0;
+            break;
+        default:
+            snprintf(why, sizeof why, "unknown or incomplete option '%s'", argv[optind - 1]);
+            return usage(why);
+        }
+    }
+    if (optind != argc - 1)
+        return usage(NULL);
+    const char *path = argv[optind];
+    ls_options lo = {.measures = measures, .default_measure = "sim",
+                     .searches = tn_search_names, .default_search = "model"};
+    if (!(r.script = ls_open(&lo))) {
         tn_error("out of memory starting Lua");
         return TN_ERROR;
     }
     char err[LS_ERR_MAX];
     int rc = TN_ERROR;
-    size_t np = 0;
+    size_t np = 0, nrows = 0;
     plan *pls = NULL;
-    ms_backend *b = NULL;
-    rs_journal *j = NULL;
     rs_row *rows = NULL;
-    if (!ls_run_file(s, path, err, sizeof err))
+    rs_signature sig;
+    if (!ls_run_file(r.script, path, err, sizeof err))
         goto fail;
-    np = ls_nproblems(s);
+    const ls_tune *tu = ls_tune_get(r.script);
+    r.seed = seed >= 0 ? (unsigned long)seed : tu->seed;
+    np = ls_nproblems(r.script);
     pls = calloc(np, sizeof *pls);
-    if (!pls) {
+    rows = calloc(np, sizeof *rows);
+    if (!pls || !rows) {
         snprintf(err, sizeof err, "out of memory");
         goto fail;
     }
     for (size_t i = 0; i < np; i++)
-        if (!plan_problem(s, i, &pls[i], err, sizeof err))
+        if (!plan_problem(r.script, i, &pls[i], err, sizeof err))
             goto fail;
-    const ls_tune *tu = ls_tune_get(s);
-    if (!(b = ms_open(tu->measure, err, sizeof err)) ||
-        !(j = rs_journal_create(tu->results, err, sizeof err)))
-        goto fail;
-    rows = calloc(np, sizeof *rows);
-    if (!rows) {
+    if (!sign(r.script, path, pls, np, &sig)) {
         snprintf(err, sizeof err, "out of memory");
         goto fail;
     }
-    size_t nrows = 0;
+    ms_settings mset = {.command = tu->command, .timeout = tu->timeout, .workdir = NULL};
+    char workdir[512];
+    snprintf(workdir, sizeof workdir, "%s.kernels", tu->results);
+    mset.workdir = workdir;
+    if (!(r.backend = ms_open(tu->measure, &mset, err, sizeof err)) ||
+        !(r.journal = rs_journal_open(tu->results, &sig, &r.cache, err, sizeof err)))
+        goto fail;
+    r.np = np;
+    tn_progress_start(&r);
     for (size_t i = 0; i < np; i++) {
-        if (!measure_problem(s, b, j, &pls[i], err, sizeof err))
+        r.problem = pls[i].p;
+        if (!tune_problem(&r, i, &pls[i], err, sizeof err))
             goto fail;
         if (pls[i].best >= 0)
-            rows[nrows++] = row_of(s, b, &pls[i], (size_t)pls[i].best);
+            rows[nrows++] = row_of(r.script, r.backend, &pls[i], (size_t)pls[i].best);
     }
-    if (!rs_journal_close(j, err, sizeof err)) {
-        j = NULL;
+    tn_progress_end(&r);
+    if (!rs_journal_close(r.journal, err, sizeof err)) {
+        r.journal = NULL;
         goto fail;
     }
-    j = NULL;
-    if (!rs_table_write(tu->table, rows, nrows, err, sizeof err))
+    r.journal = NULL;
+    if (!rs_table_write(tu->table, &sig, rows, nrows, err, sizeof err))
         goto fail;
-    summary(s, b, pls, np);
+    summary(&r, pls, np);
     rc = nrows == np ? TN_OK : TN_ERROR;
     if (rc != TN_OK)
         tn_error("%zu of %zu problems have no successful measurement", np - nrows, np);
     goto done;
 fail:
+    tn_progress_end(&r);
     tn_error("%s", err);
 done:
-    if (j) {
+    if (r.journal) {
         char ignore[LS_ERR_MAX];
-        rs_journal_close(j, ignore, sizeof ignore);
+        rs_journal_close(r.journal, ignore, sizeof ignore);
     }
+    rs_cache_free(r.cache);
     for (size_t i = 0; pls && i < np; i++) {
         free(pls[i].cands);
         free(pls[i].ms);
     }
     free(pls);
     free(rows);
-    ms_close(b);
-    ls_close(s);
+    ms_close(r.backend);
+    ls_close(r.script);
     return rc;
 }

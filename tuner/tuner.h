@@ -12,6 +12,12 @@ int tn_run(int argc, char **argv);
  * best tile per strategy by load volume. */
 int tn_model(int argc, char **argv);
 
+/* npu-tune table export TABLE.csv -o FILE.h: the table as a C header. */
+int tn_table(int argc, char **argv);
+
+/* npu-tune plot RESULTS.csv [-o DIR]: the pictures of a journal. */
+int tn_plot(int argc, char **argv);
+
 /* npu-tune gen ...: the kernel of one config, or of a shape from a table. */
 int tn_gen(int argc, char **argv);
 
@@ -28,7 +34,7 @@ int tn_parse_dims(const char *s, long long *v, int n);
  * --tile --double-buffer --cores --split], plus --format / -o if allowed. */
 #include "space.h"
 
-enum { TN_OPT_FORMAT = 1, TN_OPT_OUTPUT = 2 };
+enum { TN_OPT_FORMAT = 1, TN_OPT_OUTPUT = 2, TN_OPT_TABLE = 4 };
 
 typedef struct {
     sp_target t;
@@ -38,6 +44,8 @@ typedef struct {
     int have_tile;
     int csv;
     const char *output;
+    const char *table;  /* --table: take the config from a tuning table */
+    int have_target;    /* --target given (else the table names it) */
 } tn_request;
 
 /* Parses argv (argv[0] = the command name `cmd`) into r; on a usage error

@@ -1,0 +1,603 @@
+/* command.c — the "command" backend: writes each candidate's kernel to a file,
+ * runs the user's command template on it (a board) and parses the time it prints. */
+#define _GNU_SOURCE /* pipe2 */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <spawn.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "measure.h"
+
+extern char **environ;
+
+/* Units of a run: decided by the first time parsed, then fixed. */
+enum { UNIT_UNDECIDED, UNIT_SECONDS, UNIT_CYCLES };
+
+typedef struct {
+    char *command;  /* the template */
+    char *workdir;
+    double timeout; /* seconds */
+    atomic_int unit;
+} state;
+
+/* Numbers kernel files: unique within the process (with the pid, across
+ * processes; a name left by an earlier process is skipped). */
+static atomic_uint_fast64_t counter;
+
+/* ---- a growing string ---- */
+
+typedef struct {
+    char *s;
+    size_t len, cap;
+    bool oom;
+} buf;
+
+static void put(buf *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = (b->len + n + 1) * 2;
+        char *p = realloc(b->s, cap);
+        if (!p) {
+            b->oom = true;
+            return;
+        }
+        b->s = p;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+static void puts_(buf *b, const char *s) { put(b, s, strlen(s)); }
+
+/* Appends s as one shell word: bare when it has only safe characters, else
+ * in single quotes (a quote inside becomes '\''). */
+static void put_quoted(buf *b, const char *s)
+{
+    bool bare = *s != '\0';
+    for (const char *p = s; *p && bare; p++)
+        bare = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+               (*p >= '0' && *p <= '9') || strchr("_-./+:,=@%", *p);
+    if (bare) {
+        puts_(b, s);
+        return;
+    }
+    put(b, "'", 1);
+    for (const char *p = s; *p; p++) {
+        if (*p == '\'')
+            puts_(b, "'\\''");
+        else
+            put(b, p, 1);
+    }
+    put(b, "'", 1);
+}
+
+/* ---- the template ---- */
+
+/* The command for one candidate: {kernel} (quoted path), {M} {N} {K} {batch},
+ * {shape} (MxNxK) and {target} (quoted) replaced; other braces are kept, so
+ * awk '{print $1}' in a template works. NULL when memory ran out. */
+static char *expand(const char *tmpl, const char *kernel, const sp_target *t,
+                    const sp_problem *p)
+{
+    buf b = {0};
+    char num[96];
+    for (const char *s = tmpl; *s;) {
+        if (*s == '{') {
+            static const char *const names[] = {"{kernel}", "{M}", "{N}", "{K}", "{batch}",
+                                                "{shape}", "{target}"};
+            int which = -1;
+            for (int i = 0; i < 7 && which < 0; i++)
+                if (strncmp(s, names[i], strlen(names[i])) == 0)
+                    which = i;
+            if (which >= 0) {
+                switch (which) {
+                case 0: put_quoted(&b, kernel); break;
+                case 1: snprintf(num, sizeof num, "%lld", (long long)p->M); break;
+                case 2: snprintf(num, sizeof num, "%lld", (long long)p->N); break;
+                case 3: snprintf(num, sizeof num, "%lld", (long long)p->K); break;
+                case 4: snprintf(num, sizeof num, "%lld", (long long)p->batch); break;
+                case 5:
+                    snprintf(num, sizeof num, "%lldx%lldx%lld", (long long)p->M,
+                             (long long)p->N, (long long)p->K);
+                    break;
+                case 6: put_quoted(&b, t->name); break;
+                }
+                if (which >= 1 && which <= 5)
+                    puts_(&b, num);
+                s += strlen(names[which]);
+                continue;
+            }
+        }
+        put(&b, s, 1);
+        s++;
+    }
+    if (b.oom || !b.s) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
+}
+
+/* ---- running the command ---- */
+
+typedef struct {
+    bool spawned, timed_out, exited;
+    int code;   /* exit status when exited */
+    int signal; /* terminating signal otherwise */
+    char out[16384]; /* the tail of stdout */
+    size_t outlen;
+    char err[2048]; /* the head of stderr */
+    size_t errlen;
+    int spawn_error;
+} run_result;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Reads what fd has into r's stdout tail (is_out) or stderr head; false at
+ * end of file or on an error. */
+static bool drain(int fd, bool is_out, run_result *r)
+{
+    char chunk[4096];
+    ssize_t n = read(fd, chunk, sizeof chunk);
+    if (n < 0)
+        return errno == EINTR || errno == EAGAIN;
+    if (n == 0)
+        return false;
+    if (is_out) { /* chunk is smaller than out: drop the oldest bytes */
+        size_t k = (size_t)n;
+        if (r->outlen + k > sizeof r->out - 1) {
+            size_t drop = r->outlen + k - (sizeof r->out - 1);
+            memmove(r->out, r->out + drop, r->outlen - drop);
+            r->outlen -= drop;
+        }
+        memcpy(r->out + r->outlen, chunk, k);
+        r->outlen += k;
+        r->out[r->outlen] = '\0';
+    } else {
+        size_t k = (size_t)n < sizeof r->err - 1 - r->errlen ? (size_t)n
+                                                             : sizeof r->err - 1 - r->errlen;
+        memcpy(r->err + r->errlen, chunk, k);
+        r->errlen += k;
+        r->err[r->errlen] = '\0';
+    }
+    return true;
+}
+
+/* Runs cmd with /bin/sh -c in its own process group, stdin from /dev/null,
+ * stdout and stderr captured; kills the whole group at the timeout and, once
+ * the shell has exited, whatever it left running. Safe to call from several
+ * threads: the pipes are close-on-exec, so no other child inherits them. */
+static void run_command(const char *cmd, double timeout, run_result *r)
+{
+    memset(r, 0, sizeof *r);
+    int out[2] = {-1, -1}, err[2] = {-1, -1};
+    if (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
+        r->spawn_error = errno;
+        for (int i = 0; i < 2; i++) {
+            if (out[i] >= 0)
+                close(out[i]);
+        }
+        return;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+    posix_spawnattr_init(&at);
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&at, &none);
+    posix_spawnattr_setsigdefault(&at, &all);
+    posix_spawnattr_setpgroup(&at, 0);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                      POSIX_SPAWN_SETSIGDEF);
+    char *argv[] = {(char *)"sh", (char *)"-c", (char *)cmd, NULL};
+    pid_t pid;
+    int rc = posix_spawn(&pid, "/bin/sh", &fa, &at, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    close(out[1]);
+    close(err[1]);
+    if (rc) {
+        r->spawn_error = rc;
+        close(out[0]);
+        close(err[0]);
+        return;
+    }
+    r->spawned = true;
+    struct pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
+    bool open_[2] = {true, true};
+    double deadline = now() + timeout, grace = 0;
+    int tick = 1; /* ms between exit checks once the pipes are quiet */
+    bool gone = false;
+    for (;;) {
+        double left = (grace > 0 ? grace : deadline) - now();
+        if (left <= 0) {
+            if (grace > 0) /* something outside the group still holds a pipe */
+                break;
+            r->timed_out = true;
+            kill(-pid, SIGKILL);
+            break;
+        }
+        struct pollfd live[2];
+        int nlive = 0, map[2];
+        for (int i = 0; i < 2; i++)
+            if (open_[i]) {
+                map[nlive] = i;
+                live[nlive++] = fds[i];
+            }
+        if (nlive == 0 && gone)
+            break;
+        int wait_ms = (int)fmin(left * 1000 + 1, gone ? 1000 : tick);
+        int ready = poll(live, (nfds_t)nlive, wait_ms);
+        if (ready > 0) {
+            tick = 1;
+            for (int i = 0; i < nlive; i++)
+                if (live[i].revents && !drain(live[i].fd, map[i] == 0, r))
+                    open_[map[i]] = false;
+        } else if (tick < 50)
+            tick *= 2;
+        if (!gone) {
+            /* WNOWAIT: the leader stays a zombie, so its group id cannot be
+             * reused before the group is killed. */
+            siginfo_t si = {0};
+            if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+                si.si_pid == pid) {
+                gone = true;
+                kill(-pid, SIGKILL); /* leftovers of the command */
+                grace = now() + 0.5;
+            }
+        }
+    }
+    close(out[0]);
+    close(err[0]);
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (!r->timed_out) {
+        r->exited = WIFEXITED(status);
+        r->code = r->exited ? WEXITSTATUS(status) : 0;
+        r->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    }
+}
+
+/* ---- the time it printed ---- */
+
+/* The last non-empty line of text (trimmed) into line. */
+static void last_line(const char *text, char *line, size_t len)
+{
+    size_t end = strlen(text);
+    while (end > 0 && strchr(" \t\r\n\f\v", text[end - 1]))
+        end--;
+    size_t start = end;
+    while (start > 0 && text[start - 1] != '\n')
+        start--;
+    while (start < end && (text[start] == ' ' || text[start] == '\t'))
+        start++;
+    snprintf(line, len, "%.*s", (int)(end - start), text + start);
+}
+
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+static bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+/* The last number of line and its unit: seconds (s, ms, us, µs, ns or no
+ * unit, converted to seconds) or cycles (kept). False if there is no
+ * number or an unknown word follows it. */
+static bool parse_time(const char *line, double *value, int *unit)
+{
+    const char *num = NULL, *num_end = NULL;
+    for (const char *p = line; *p;) {
+        if (is_digit(*p) || (*p == '.' && is_digit(p[1]))) {
+            const char *q = p;
+            while (is_digit(*q))
+                q++;
+            if (*q == '.')
+                for (q++; is_digit(*q);)
+                    q++;
+            if ((*q == 'e' || *q == 'E') &&
+                (is_digit(q[1]) || ((q[1] == '+' || q[1] == '-') && is_digit(q[2])))) {
+                for (q += 2; is_digit(*q);)
+                    q++;
+            }
+            num = p;
+            num_end = q;
+            p = q;
+        } else
+            p++;
+    }
+    if (!num)
+        return false;
+    char digits[64];
+    if ((size_t)(num_end - num) >= sizeof digits)
+        return false;
+    memcpy(digits, num, (size_t)(num_end - num));
+    digits[num_end - num] = '\0';
+    double v = strtod(digits, NULL);
+    if (!isfinite(v))
+        return false;
+    const char *u = num_end;
+    while (*u == ' ' || *u == '\t')
+        u++;
+    const char *w = u;
+    if ((unsigned char)w[0] == 0xC2 && (unsigned char)w[1] == 0xB5) /* µ */
+        w += 2;
+    while (is_alpha(*w))
+        w++;
+    size_t n = (size_t)(w - u);
+    static const struct {
+        const char *name;
+        double scale;
+        int unit;
+    } units[] = {{"", 1, UNIT_SECONDS},       {"s", 1, UNIT_SECONDS},
+                 {"ms", 1e-3, UNIT_SECONDS},  {"us", 1e-6, UNIT_SECONDS},
+                 {"\xC2\xB5s", 1e-6, UNIT_SECONDS}, {"ns", 1e-9, UNIT_SECONDS},
+                 {"cycles", 1, UNIT_CYCLES},  {"cycle", 1, UNIT_CYCLES}};
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        if (strlen(units[i].name) == n && strncmp(u, units[i].name, n) == 0) {
+            /* after the unit: nothing but spaces and punctuation */
+            for (const char *p = w; *p; p++)
+                if (is_alpha(*p) || is_digit(*p))
+                    return false;
+            *value = v * units[i].scale;
+            *unit = units[i].unit;
+            return true;
+        }
+    return false;
+}
+
+/* ---- the backend ---- */
+
+/* Formats m->detail (cut to its size: it is one line for the journal). */
+static void set_detail(ms_measurement *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void set_detail(ms_measurement *m, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->detail, sizeof m->detail, fmt, ap);
+    va_end(ap);
+}
+
+static const char *unit_name(int u) { return u == UNIT_CYCLES ? "cycles" : "s"; }
+
+/* A file name part: the problem name with anything odd replaced by '_'. */
+static void safe_name(const char *s, char *out, size_t len)
+{
+    size_t i = 0;
+    for (; s[i] && i + 1 < len; i++)
+        out[i] = is_alpha(s[i]) || is_digit(s[i]) || s[i] == '-' || s[i] == '.' ? s[i] : '_';
+    out[i] = '\0';
+}
+
+/* Writes the kernel of candidate c into a new file of the work directory;
+ * its path into path. False with a reason in out->detail. */
+static bool write_kernel(state *st, const sp_target *t, const sp_problem *p,
+                         const sp_candidate *c, char *path, size_t len, ms_measurement *out)
+{
+    cg_kernel k;
+    char why[sizeof out->detail];
+    if (!cg_generate(t, p, &c->config, &k, why, sizeof why)) {
+        out->status = MS_ILLEGAL;
+        snprintf(out->detail, sizeof out->detail, "%s", why);
+        return false;
+    }
+    const sp_config *g = &c->config;
+    char name[SP_NAME_MAX];
+    safe_name(p->name, name, sizeof name);
+    int fd = -1;
+    for (int attempt = 0; fd < 0 && attempt < 1000; attempt++) {
+        unsigned long long id = (unsigned long long)atomic_fetch_add(&counter, 1);
+        int w = snprintf(path, len, "%s/%s_%lldx%lldx%lld_%s_%dx%dx%d_db%d_c%d_%s_%ld_%llu.npu",
+                         st->workdir, name, (long long)p->M, (long long)p->N, (long long)p->K,
+                         sp_strategy_name(g->strategy), g->m, g->n, g->k, g->double_buffer,
+                         g->cores, sp_split_name(g->split), (long)getpid(), id);
+        if (w < 0 || (size_t)w >= len) {
+            errno = ENAMETOOLONG;
+            break;
+        }
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    bool ok = f && cg_print(f, &k);
+    int e = errno;
+    if (f && fclose(f) && ok) {
+        ok = false;
+        e = errno;
+    } else if (!f && fd >= 0)
+        close(fd);
+    cg_kernel_free(&k);
+    if (!ok) {
+        out->status = MS_CRASH;
+        set_detail(out, "cannot write kernel '%s': %s", path, strerror(e));
+        if (fd >= 0)
+            unlink(path);
+    }
+    return ok;
+}
+
+/* The first non-empty line of text, at most max characters. */
+static void first_line(const char *text, char *line, size_t len, int max)
+{
+    text += strspn(text, " \t\r\n");
+    int n = (int)strcspn(text, "\r\n");
+    snprintf(line, len, "%.*s", n < max ? n : max, text);
+}
+
+static void cmd_measure(ms_backend *b, const sp_target *t, const sp_problem *p,
+                        const sp_candidate *c, ms_measurement *out)
+{
+    state *st = b->state;
+    char path[4096];
+    if (!write_kernel(st, t, p, c, path, sizeof path, out))
+        return;
+    char *cmd = expand(st->command, path, t, p);
+    if (!cmd) {
+        out->status = MS_CRASH;
+        set_detail(out, "out of memory; kernel kept: %s", path);
+        return;
+    }
+    run_result *r = malloc(sizeof *r);
+    if (!r) {
+        free(cmd);
+        out->status = MS_CRASH;
+        set_detail(out, "out of memory; kernel kept: %s", path);
+        return;
+    }
+    run_command(cmd, st->timeout, r);
+    free(cmd);
+    char line[200], why[256];
+    double value;
+    int unit = UNIT_UNDECIDED;
+    out->status = MS_CRASH;
+    if (!r->spawned) {
+        snprintf(why, sizeof why, "cannot run /bin/sh: %s", strerror(r->spawn_error));
+    } else if (r->timed_out) {
+        out->status = MS_TIMEOUT;
+        snprintf(why, sizeof why, "timed out after %g s", st->timeout);
+    } else if (!r->exited) {
+        snprintf(why, sizeof why, "killed by signal %d (%s)", r->signal, strsignal(r->signal));
+    } else if (r->code != 0) {
+        first_line(r->err, line, sizeof line, 160);
+        snprintf(why, sizeof why, "exited with status %d%s%s", r->code, *line ? ": " : "", line);
+    } else {
+        last_line(r->out, line, sizeof line);
+        if (!parse_time(line, &value, &unit)) {
+            snprintf(why, sizeof why, "cannot parse a time from the command's output: '%s'",
+                     line);
+        } else {
+            int expected = UNIT_UNDECIDED;
+            if (atomic_compare_exchange_strong(&st->unit, &expected, unit))
+                b->unit = unit_name(unit);
+            else if (expected != unit) {
+                snprintf(why, sizeof why, "mixed units: printed '%.60s' (%s) but this run measures in %s",
+                         line, unit_name(unit), unit_name(expected));
+                unit = UNIT_UNDECIDED;
+            }
+            if (unit != UNIT_UNDECIDED) {
+                ms_summarise(&value, 1, out);
+                out->status = MS_OK;
+                out->detail[0] = '\0';
+            }
+        }
+    }
+    free(r);
+    if (out->status == MS_OK)
+        unlink(path);
+    else
+        set_detail(out, "%s; kernel kept: %s", why, path);
+}
+
+static void cmd_close(ms_backend *b)
+{
+    if (!b)
+        return;
+    state *st = b->state;
+    if (st) {
+        free(st->command);
+        free(st->workdir);
+        free(st);
+    }
+    free(b);
+}
+
+/* mkdir -p dir; false with a reason in err. */
+static bool make_dirs(const char *dir, char *err, size_t errlen)
+{
+    char *d = strdup(dir);
+    if (!d) {
+        snprintf(err, errlen, "out of memory");
+        return false;
+    }
+    bool ok = true;
+    size_t n = strlen(d);
+    for (size_t i = 1; ok && i <= n; i++) {
+        if (d[i] != '/' && d[i] != '\0')
+            continue;
+        char saved = d[i];
+        d[i] = '\0';
+        struct stat s;
+        if (mkdir(d, 0777) && errno != EEXIST) {
+            snprintf(err, errlen, "cannot create directory '%s': %s", d, strerror(errno));
+            ok = false;
+        } else if (stat(d, &s) || !S_ISDIR(s.st_mode)) {
+            snprintf(err, errlen, "cannot create directory '%s': %s", d, strerror(ENOTDIR));
+            ok = false;
+        }
+        d[i] = saved;
+    }
+    free(d);
+    return ok;
+}
+
+/* Opens the command backend: s->command is the template (it must contain
+ * {kernel}), s->timeout the seconds per candidate (60 when not positive),
+ * s->workdir where kernel files go ($TMPDIR or /tmp when NULL; created).
+ * The unit is "s" until the first time parsed: a run whose command prints
+ * cycles measures in "cycles" from then on (see README). */
+ms_backend *ms_command_open(const ms_settings *s, char *err, size_t errlen)
+{
+    if (!s || !s->command || !*s->command) {
+        snprintf(err, errlen, "measure 'command' needs a command template");
+        return NULL;
+    }
+    if (!strstr(s->command, "{kernel}")) {
+        snprintf(err, errlen, "measure.command '%s' has no {kernel} placeholder for the kernel file",
+                 s->command);
+        return NULL;
+    }
+    const char *dir = s->workdir && *s->workdir ? s->workdir : getenv("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/tmp";
+    char why[512];
+    if (!make_dirs(dir, why, sizeof why)) {
+        snprintf(err, errlen, "measure.command: %s", why);
+        return NULL;
+    }
+    ms_backend *b = calloc(1, sizeof *b);
+    state *st = calloc(1, sizeof *st);
+    if (b && st) {
+        st->command = strdup(s->command);
+        st->workdir = strdup(dir);
+    }
+    if (!b || !st || !st->command || !st->workdir) {
+        if (st) {
+            free(st->command);
+            free(st->workdir);
+        }
+        free(st);
+        free(b);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    st->timeout = s->timeout > 0 ? s->timeout : 60;
+    atomic_init(&st->unit, UNIT_UNDECIDED);
+    *b = (ms_backend){.name = "command", .unit = "s", .parallel = true, .measure = cmd_measure,
+                      .close = cmd_close, .state = st};
+    return b;
+}

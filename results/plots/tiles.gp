@@ -1,0 +1,48 @@
+# tiles.gp — one shape's measured time over the tile plane (m x n) for its best
+# strategy, the best over k and the other settings at each point; a heat map
+# rendered by `npu-tune plot`.
+# Variables (gnuplot -e): in = data file, out = image, term = 'png' or 'svg',
+# unit = 'cycles' or 's', label = 'problem MxNxK', strategy = 'OS',
+# dm, dn = box size (grid step of m and n), bestm, bestn = the best tile,
+# logcb = 1 when the values span a wide range.
+# Data columns: m n measured k double_buffer cores split
+# Restyle: copy this directory, edit, and run with NPU_TUNE_PLOTS=that/dir.
+
+if (!exists("term")) term = 'png'
+if (!exists("unit")) unit = 'cycles'
+if (!exists("logcb")) logcb = 0
+if (!exists("dm")) dm = 16
+if (!exists("dn")) dn = 16
+if (!exists("label")) label = in
+if (!exists("strategy")) strategy = 'best strategy'
+if (term eq 'svg') {
+    set terminal svg size 850,700 dynamic font 'Sans,12' background '#ffffff'
+} else {
+    if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
+        set terminal pngcairo size 850,700 font 'Sans,11' background '#ffffff'
+    } else {
+        set terminal png size 850,700 background '#ffffff'
+    }
+}
+set termoption noenhanced
+set output out
+
+set title sprintf("%s, %s: measured over the tile plane\n(best over k and settings at each m x n; circle = best)", label, strategy)
+set xlabel 'm (tile rows)'
+set ylabel 'n (tile columns)'
+set cblabel sprintf('measured (%s)', unit) offset 1.5, 0
+set palette defined (0 '#440154', 1 '#3b528b', 2 '#21908d', 3 '#5dc963', 4 '#fde725')
+if (logcb) {
+    set logscale cb
+    set format cb '%.0s%c'
+}
+set autoscale cbfix
+set grid xtics ytics lc rgb '#cccccc' front
+set key off
+set size ratio -1
+set offsets dm / 2.0, dm / 2.0, dn / 2.0, dn / 2.0
+if (exists("bestm") && exists("bestn")) {
+    set label 1 '' at bestm, bestn point pt 6 ps 2.5 lw 2 lc rgb '#e41a1c' front
+}
+
+plot in using 1:2:(dm / 2.0):(dn / 2.0):3 with boxxyerror fs solid 1.0 noborder lc palette

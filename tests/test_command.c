@@ -1,0 +1,432 @@
+/* test_command.c — the "command" backend with a stand-in board (tests/board.sh):
+ * times and units parsed, failures and timeouts as statuses, no process left, parallel use. */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <omp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "codegen.h"
+#include "fixtures.h"
+#include "measure.h"
+
+#ifndef BOARD_SH
+#define BOARD_SH "tests/board.sh"
+#endif
+#ifndef NPU_TUNE_BIN_PATH
+#define NPU_TUNE_BIN_PATH ""
+#endif
+
+ms_backend *ms_command_open(const ms_settings *s, char *err, size_t errlen);
+
+static char work[64];      /* scratch directory of this run */
+static char kernels[128];  /* the backend's work directory */
+static char modefile[128]; /* the board mode the template reads */
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+/* Files in dir (not . and ..). */
+static int count_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* Bytes of the kernel text of candidate c (what the board measures). */
+static long kernel_size(const sp_target *t, const sp_problem *p, const sp_candidate *c)
+{
+    cg_kernel k;
+    char err[256];
+    if (!cg_generate(t, p, &c->config, &k, err, sizeof err))
+        return -1;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cg_print(f, &k);
+    fclose(f);
+    free(text);
+    cg_kernel_free(&k);
+    return (long)len;
+}
+
+/* True once pid is gone (or a zombie nobody reaps), waiting up to 2 s. */
+static bool process_gone(long pid)
+{
+    for (int i = 0; i < 200; i++) {
+        if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+            return true;
+        char path[64], stat[256] = "";
+        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+        FILE *f = fopen(path, "r");
+        if (f) {
+            size_t n = fread(stat, 1, sizeof stat - 1, f);
+            stat[n] = '\0';
+            fclose(f);
+            const char *paren = strrchr(stat, ')');
+            if (paren && paren[1] == ' ' && paren[2] == 'Z')
+                return true;
+        }
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    }
+    return false;
+}
+
+static ms_backend *open_board(const char *command, double timeout)
+{
+    ms_settings s = {.command = command, .timeout = timeout, .workdir = kernels};
+    char err[512];
+    ms_backend *b = ms_command_open(&s, err, sizeof err);
+    if (!b)
+        fprintf(stderr, "ms_command_open: %s\n", err);
+    CHECK(b != NULL);
+    return b;
+}
+
+/* The board script with the mode from modefile: one backend, many modes. */
+static char board_cmd[512];
+
+static void set_mode(const char *mode)
+{
+    char text[64];
+    snprintf(text, sizeof text, "%s\n", mode);
+    write_text(modefile, text);
+}
+
+static void open_errors(void)
+{
+    char err[512];
+    ms_settings s = {.command = "", .timeout = 1};
+    CHECK(ms_command_open(NULL, err, sizeof err) == NULL);
+    CHECK_STR(err, "measure 'command' needs a command template");
+    CHECK(ms_command_open(&s, err, sizeof err) == NULL);
+    CHECK_STR(err, "measure 'command' needs a command template");
+    s.command = "run-on-board --shape {shape}";
+    CHECK(ms_command_open(&s, err, sizeof err) == NULL);
+    CHECK_STR(err, "measure.command 'run-on-board --shape {shape}' has no {kernel} placeholder "
+                   "for the kernel file");
+    char blocked[200];
+    snprintf(blocked, sizeof blocked, "%s/file", work);
+    write_text(blocked, "x");
+    snprintf(blocked, sizeof blocked, "%s/file/kernels", work);
+    s.command = "cat {kernel}";
+    s.workdir = blocked;
+    CHECK(ms_command_open(&s, err, sizeof err) == NULL);
+    char want[300];
+    snprintf(want, sizeof want, "measure.command: cannot create directory '%s/file': Not a directory",
+             work);
+    CHECK_STR(err, want);
+}
+
+/* One run of a command whose output is `text`; returns the backend's unit. */
+static const char *parse_one(const char *text, ms_measurement *m, const sp_target *t,
+                             const sp_problem *p, const sp_candidate *c)
+{
+    static char unit[16];
+    char out[200], cmd[300];
+    snprintf(out, sizeof out, "%s/output.txt", work);
+    write_text(out, text);
+    snprintf(cmd, sizeof cmd, "cat '%s' # {kernel}", out);
+    ms_backend *b = open_board(cmd, 5);
+    memset(m, 0, sizeof *m);
+    if (b) {
+        b->measure(b, t, p, c, m);
+        snprintf(unit, sizeof unit, "%s", b->unit);
+        ms_close(b);
+    }
+    return unit;
+}
+
+static void parsing(const sp_target *t, const sp_problem *p, const sp_candidate *c)
+{
+    static const struct {
+        const char *text;
+        double value;
+        const char *unit;
+    } good[] = {
+        {"12 ms\n", 0.012, "s"},
+        {"warming up\nrun 3 of 3\n  kernel time = 3.5us.  \n\n\n", 3.5e-6, "s"},
+        {"1e-3\n", 1e-3, "s"},
+        {"t: 2.5E+2 ns", 2.5e-7, "s"},
+        {"elapsed 0.25 s\n", 0.25, "s"},
+        {"99580 cycles\n", 99580, "cycles"},
+        {"cycles: 4096cycles.\n", 4096, "cycles"},
+        {"latency 7 \xC2\xB5s\n", 7e-6, "s"},
+    };
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        ms_measurement m;
+        const char *unit = parse_one(good[i].text, &m, t, p, c);
+        if (!CHECK_INT(m.status, MS_OK))
+            fprintf(stderr, "  output %zu: %s\n", i, m.detail);
+        CHECK(fabs(m.value - good[i].value) <= 1e-12 * good[i].value);
+        CHECK_STR(unit, good[i].unit);
+    }
+    static const char *const bad[] = {"all done\n", "", "12 widgets\n", "5 ms left over\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ms_measurement m;
+        parse_one(bad[i], &m, t, p, c);
+        CHECK_INT(m.status, MS_CRASH);
+        char want[200];
+        size_t n = strcspn(bad[i], "\n");
+        snprintf(want, sizeof want, "cannot parse a time from the command's output: '%.*s'; kernel kept: ",
+                 (int)n, bad[i]);
+        CHECK(strncmp(m.detail, want, strlen(want)) == 0);
+        const char *path = strstr(m.detail, "kernel kept: ");
+        if (CHECK(path != NULL)) {
+            CHECK(access(path + strlen("kernel kept: "), R_OK) == 0);
+            unlink(path + strlen("kernel kept: "));
+        }
+    }
+}
+
+static void statuses(const sp_target *t, const sp_problem *p, const sp_candidate *c)
+{
+    long size = kernel_size(t, p, c);
+    ms_backend *b = open_board(board_cmd, 0.4);
+    if (!b)
+        return;
+    CHECK_STR(b->unit, "s");
+    ms_measurement m = {0};
+
+    /* A time in us: converted to seconds, the kernel file removed. */
+    set_mode("bytes");
+    b->measure(b, t, p, c, &m);
+    CHECK_INT(m.status, MS_OK);
+    CHECK(fabs(m.value - size * 1e-6) < 1e-15);
+    CHECK_INT(m.nsamples, 1);
+    CHECK_STR(b->unit, "s");
+    CHECK_INT(count_files(kernels), 0);
+
+    /* The run is in seconds now: a board printing cycles is an error. */
+    set_mode("cycles");
+    memset(&m, 0, sizeof m);
+    b->measure(b, t, p, c, &m);
+    CHECK_INT(m.status, MS_CRASH);
+    char want[400];
+    snprintf(want, sizeof want, "mixed units: printed '%ld cycles' (cycles) but this run measures in s; kernel kept: ", size);
+    CHECK(strncmp(m.detail, want, strlen(want)) == 0);
+    CHECK_INT(count_files(kernels), 1);
+
+    /* A failing board: crash with its first stderr line; the kernel kept. */
+    set_mode("fail");
+    memset(&m, 0, sizeof m);
+    b->measure(b, t, p, c, &m);
+    CHECK_INT(m.status, MS_CRASH);
+    const char *fail = "exited with status 1: board: device /dev/npu0 not found; kernel kept: ";
+    CHECK(strncmp(m.detail, fail, strlen(fail)) == 0);
+    const char *kept = strstr(m.detail, kernels);
+    CHECK(kept && access(kept, R_OK) == 0);
+    CHECK_INT(count_files(kernels), 2);
+
+    /* A board that hangs: timeout, and its whole process group is gone. */
+    char pidfile[200], cmd[800];
+    snprintf(pidfile, sizeof pidfile, "%s/pids", work);
+    snprintf(cmd, sizeof cmd, "sh '%s' hang {kernel} '%s'", BOARD_SH, pidfile);
+    ms_backend *h = open_board(cmd, 0.3);
+    if (h) {
+        double t0 = now();
+        memset(&m, 0, sizeof m);
+        h->measure(h, t, p, c, &m);
+        double took = now() - t0;
+        CHECK_INT(m.status, MS_TIMEOUT);
+        CHECK(strncmp(m.detail, "timed out after 0.3 s; kernel kept: ", 36) == 0);
+        CHECK(took >= 0.3 && took < 3);
+        long shell = 0, child = 0;
+        FILE *f = fopen(pidfile, "r");
+        CHECK(f && fscanf(f, "%ld %ld", &shell, &child) == 2);
+        if (f)
+            fclose(f);
+        CHECK(shell > 0 && process_gone(shell));
+        CHECK(child > 0 && process_gone(child));
+        ms_close(h);
+    }
+
+    /* A board that leaves a child running (holding stdout): measured, and
+     * the child is killed rather than waited for. */
+    snprintf(cmd, sizeof cmd, "sh '%s' leftover {kernel} '%s'", BOARD_SH, pidfile);
+    ms_backend *l = open_board(cmd, 10);
+    if (l) {
+        double t0 = now();
+        memset(&m, 0, sizeof m);
+        l->measure(l, t, p, c, &m);
+        CHECK_INT(m.status, MS_OK);
+        CHECK(fabs(m.value - 1.5e-3) < 1e-15);
+        CHECK(now() - t0 < 3);
+        long child = 0;
+        FILE *f = fopen(pidfile, "r");
+        CHECK(f && fscanf(f, "%ld", &child) == 1);
+        if (f)
+            fclose(f);
+        CHECK(child > 0 && process_gone(child));
+        ms_close(l);
+    }
+
+    /* An illegal config never reaches the board. */
+    sp_candidate big = *c;
+    big.config.m = 4096;
+    memset(&m, 0, sizeof m);
+    b->measure(b, t, p, &big, &m);
+    CHECK_INT(m.status, MS_ILLEGAL);
+    CHECK_INT(count_files(kernels), 3);
+    ms_close(b);
+    char rm[300];
+    snprintf(rm, sizeof rm, "rm -f '%s'/*", kernels);
+    CHECK(system(rm) == 0);
+}
+
+/* Placeholders: a work directory whose name needs quoting, {M} ... {target}. */
+static void placeholders(const sp_target *t, const sp_problem *p, const sp_candidate *c)
+{
+    char dir[200], cmd[400], out[200];
+    snprintf(dir, sizeof dir, "%s/it's a dir", work);
+    snprintf(out, sizeof out, "%s/args.txt", work);
+    snprintf(cmd, sizeof cmd,
+             "echo {M} {N} {K} {batch} {shape} {target} {kernel} > '%s'; "
+             "awk 'END { print NR \" cycles\" }' {kernel}",
+             out);
+    ms_settings s = {.command = cmd, .timeout = 5, .workdir = dir};
+    char err[512];
+    ms_backend *b = ms_command_open(&s, err, sizeof err);
+    CHECK(b != NULL);
+    if (!b)
+        return;
+    ms_measurement m = {0};
+    b->measure(b, t, p, c, &m);
+    CHECK_INT(m.status, MS_OK);
+    CHECK(m.value > 10);
+    CHECK_STR(b->unit, "cycles");
+    FILE *f = fopen(out, "r");
+    char line[600] = "";
+    CHECK(f && fgets(line, sizeof line, f));
+    if (f)
+        fclose(f);
+    char want[600];
+    snprintf(want, sizeof want, "%lld %lld %lld %lld %lldx%lldx%lld %s %s/%s_", (long long)p->M,
+             (long long)p->N, (long long)p->K, (long long)p->batch, (long long)p->M,
+             (long long)p->N, (long long)p->K, t->name, dir, p->name);
+    CHECK(strncmp(line, want, strlen(want)) == 0);
+    CHECK_INT(count_files(dir), 0);
+    ms_close(b);
+    CHECK(rmdir(dir) == 0);
+}
+
+/* Many candidates measured in parallel: each gets its own kernel's figure. */
+static void parallel(const sp_target *t, const sp_problem *p, const sp_candidate *c, size_t n)
+{
+    ms_backend *b = open_board(board_cmd, 20);
+    if (!b)
+        return;
+    set_mode("cycles");
+    ms_measurement *m = calloc(n, sizeof *m), *again = calloc(n, sizeof *again);
+    omp_set_num_threads(8);
+    ms_measure_all(b, t, p, c, n, m, NULL, NULL);
+    ms_measure_all(b, t, p, c, n, again, NULL, NULL);
+    for (size_t i = 0; i < n; i++) {
+        CHECK_INT(m[i].status, MS_OK);
+        CHECK(m[i].value == (double)kernel_size(t, p, &c[i]));
+        CHECK(again[i].value == m[i].value);
+    }
+    CHECK_STR(b->unit, "cycles");
+    CHECK_INT(count_files(kernels), 0);
+    free(m);
+    free(again);
+    ms_close(b);
+}
+
+/* The real thing: the board runs `npu-tune sim` on the kernel file. */
+static void simulated(const sp_target *t, const sp_problem *p, const sp_candidate *c, size_t n)
+{
+    const char *bin = getenv("NPU_TUNE_BIN");
+    if (!bin || !*bin)
+        bin = NPU_TUNE_BIN_PATH;
+    if (!*bin || access(bin, X_OK) != 0) {
+        printf("skipped: the sim board needs the npu-tune binary (set NPU_TUNE_BIN)\n");
+        return;
+    }
+    setenv("NPU_TUNE_BIN", bin, 1);
+    ms_backend *b = open_board(board_cmd, 60);
+    if (!b)
+        return;
+    set_mode("sim");
+    ms_measurement *m = calloc(n, sizeof *m);
+    ms_measure_all(b, t, p, c, n, m, NULL, NULL);
+    for (size_t i = 0; i < n; i++) {
+        if (!CHECK_INT(m[i].status, MS_OK))
+            fprintf(stderr, "  candidate %zu: %s\n", i, m[i].detail);
+        cg_kernel k;
+        char err[256];
+        ms_sim_result r;
+        ms_sim_options o = {.seed = 1};
+        CHECK(cg_generate(t, p, &c[i].config, &k, err, sizeof err));
+        CHECK(ms_simulate(t, &k, &o, &r));
+        CHECK(m[i].value == r.cycles);
+        ms_sim_result_free(&r);
+        cg_kernel_free(&k);
+    }
+    CHECK_STR(b->unit, "cycles");
+    CHECK_INT(count_files(kernels), 0);
+    free(m);
+    ms_close(b);
+}
+
+int main(void)
+{
+    strcpy(work, "/tmp/npu-tune-command-XXXXXX");
+    if (!mkdtemp(work)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    snprintf(kernels, sizeof kernels, "%s/kernels", work);
+    snprintf(modefile, sizeof modefile, "%s/mode", work);
+    snprintf(board_cmd, sizeof board_cmd, "sh '%s' \"$(cat '%s')\" {kernel}", BOARD_SH, modefile);
+
+    sp_target t = fx_ascend910();
+    sp_problem p = fx_problem(256, 256, 256, 1, SP_FP16);
+    strcpy(p.name, "cmd");
+    int32_t one = 1;
+    sp_split split = SP_SPLIT_M;
+    sp_space s = fx_space(1, 1, &one, 1, &split, 1);
+    enum { NCAND = 16 };
+    sp_candidate c[NCAND];
+    size_t n = sp_rank_top(&t, &p, &s, SP_BY_TIME, NCAND, c, NULL);
+    sp_space_free(&s);
+    CHECK_INT(n, NCAND);
+
+    open_errors();
+    parsing(&t, &p, &c[0]);
+    statuses(&t, &p, &c[0]);
+    placeholders(&t, &p, &c[1]);
+    parallel(&t, &p, c, n);
+    simulated(&t, &p, c, n);
+
+    char rm[128];
+    snprintf(rm, sizeof rm, "rm -rf '%s'", work);
+    CHECK(system(rm) == 0);
+    return CHECK_DONE();
+}

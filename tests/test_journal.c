@@ -1,0 +1,411 @@
+/* test_journal.c — the results journal: sidecar and header of a new journal,
+ * resume into the cache, torn last lines, and refusing foreign or malformed files. */
+#define _XOPEN_SOURCE 700
+#include <math.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "files.h"
+#include "fixtures.h"
+#include "results.h"
+
+static char dir[] = "/tmp/npu-tune-journal-XXXXXX";
+static char err[1024];
+
+static const char header[] =
+    "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,"
+    "load_volume_elems,est_cycles,backend,status,measured,unit\n";
+
+static void put(const char *path, const char *text, const char *mode)
+{
+    put_mode(path, text, mode);
+}
+
+static const char *at(const char *name)
+{
+    return path_in(dir, name);
+}
+
+static rs_signature signature(void)
+{
+    rs_signature s = {.version = "0.1.0", .script = "examples/bert.lua", .target = "ascend910",
+                      .target_sig = "1a2b3c4d5e6f7081", .space_sig = "0011223344556677",
+                      .measure = "sim"};
+    return s;
+}
+
+static sp_problem problem(void)
+{
+    sp_problem p = fx_problem(100, 50, 40, 2, SP_FP16);
+    strcpy(p.name, "tiny");
+    return p;
+}
+
+static sp_candidate candidate(int m)
+{
+    sp_candidate c = {.config = {.m = m, .n = 32, .k = 16, .cores = 1, .strategy = SP_OS,
+                                 .double_buffer = 1, .split = SP_SPLIT_M},
+                      .fig = {.load_elems = 46080, .est_cycles = 1234.4}};
+    return c;
+}
+
+/* Opens and immediately closes path; returns the cache (caller frees). */
+static rs_cache *reopen(const char *path, const rs_signature *sig)
+{
+    rs_cache *c = NULL;
+    rs_journal *j = rs_journal_open(path, sig, &c, err, sizeof err);
+    if (!j) {
+        CHECK(c == NULL);
+        return NULL;
+    }
+    CHECK(rs_journal_close(j, err, sizeof err));
+    return c;
+}
+
+static void new_and_resume(void)
+{
+    const char *path = at("a/b/bert.csv"), *sigpath = at("a/b/bert.csv.sig");
+    rs_signature sig = signature();
+    rs_cache *c = NULL;
+    rs_journal *j = rs_journal_open(path, &sig, &c, err, sizeof err);
+    CHECK(j != NULL && c != NULL && rs_cache_size(c) == 0);
+    CHECK_STR(slurp(sigpath), "version=0.1.0\nscript=examples/bert.lua\ntarget=ascend910\n"
+                              "target_sig=1a2b3c4d5e6f7081\nspace_sig=0011223344556677\n"
+                              "measure=sim\n");
+    CHECK_STR(slurp(path), header);
+    sp_problem p = problem();
+    sp_candidate c32 = candidate(32), c48 = candidate(48), c64 = candidate(64);
+    rs_row ok = {&p, "ascend910", &c32, "sim", "ok", 1234.4, "cycles"};
+    rs_row wrong = {&p, "ascend910", &c48, "host", "wrong", 0.5, "s"};
+    CHECK(rs_journal_append(j, &ok, err, sizeof err));
+    CHECK(rs_journal_append(j, &wrong, err, sizeof err));
+    CHECK(rs_journal_close(j, err, sizeof err));
+    rs_cache_free(c);
+    char want[8192];
+    snprintf(want, sizeof want, "%s%s", header,
+             "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234.4,sim,ok,1234.4,cycles\n"
+             "tiny,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234.4,host,wrong,,s\n");
+    CHECK_STR(slurp(path), want);
+
+    /* Resume: the rows come back; a different version is fine. */
+    strcpy(sig.version, "0.2.0");
+    c = NULL;
+    j = rs_journal_open(path, &sig, &c, err, sizeof err);
+    CHECK(j != NULL && rs_cache_size(c) == 2);
+    const rs_entry *e = rs_cache_find(c, &p, &c32.config);
+    CHECK(e != NULL);
+    if (e) {
+        CHECK_STR(e->problem.name, "tiny");
+        CHECK(e->problem.M == 100 && e->problem.N == 50 && e->problem.K == 40 &&
+              e->problem.batch == 2 && e->problem.dtype == SP_FP16);
+        CHECK_STR(e->target, "ascend910");
+        CHECK(sp_cmp_config(&e->config, &c32.config) == 0);
+        CHECK_STR(e->status, "ok");
+        CHECK(e->measured == 1234.4);
+        CHECK_STR(e->unit, "cycles");
+    }
+    e = rs_cache_find(c, &p, &c48.config);
+    CHECK(e != NULL && strcmp(e->status, "wrong") == 0 && strcmp(e->unit, "s") == 0);
+    CHECK(rs_cache_find(c, &p, &c64.config) == NULL);
+    sp_problem other = p;
+    other.batch = 3;
+    CHECK(rs_cache_find(c, &other, &c32.config) == NULL);
+    strcpy(other.name, "tinx");
+    other.batch = 2;
+    CHECK(rs_cache_find(c, &other, &c32.config) == NULL);
+    rs_cache_free(c);
+
+    /* A later row of the same candidate wins; values read back exactly. */
+    rs_row again = ok;
+    again.measured = 1.0 / 3.0;
+    CHECK(rs_journal_append(j, &again, err, sizeof err));
+    CHECK(rs_journal_close(j, err, sizeof err));
+    c = reopen(path, &sig);
+    CHECK(rs_cache_size(c) == 2);
+    e = rs_cache_find(c, &p, &c32.config);
+    CHECK(e != NULL && e->measured == 1.0 / 3.0);
+    rs_cache_free(c);
+
+    /* A torn last line (a kill mid-write) is dropped and cut off; appending
+     * then continues on a clean line. */
+    char before[4096];
+    snprintf(before, sizeof before, "%s", slurp(path));
+    put(path, "tiny,100,50,40,2,fp16,ascend910,OS,64,32,16,1,1,M,46080,12", "a");
+    c = NULL;
+    j = rs_journal_open(path, &sig, &c, err, sizeof err);
+    CHECK(j != NULL && rs_cache_size(c) == 2);
+    CHECK(rs_cache_find(c, &p, &c64.config) == NULL);
+    CHECK_STR(slurp(path), before);
+    rs_row third = {&p, "ascend910", &c64, "sim", "timeout", 0, "cycles"};
+    c64.fig.est_cycles = NAN; /* figures of a candidate the model could not rate */
+    CHECK(j && rs_journal_append(j, &third, err, sizeof err));
+    CHECK(rs_journal_close(j, err, sizeof err));
+    rs_cache_free(c);
+    snprintf(want, sizeof want, "%s%s", before,
+             "tiny,100,50,40,2,fp16,ascend910,OS,64,32,16,1,1,M,46080,,sim,timeout,,cycles\n");
+    CHECK_STR(slurp(path), want);
+    c = reopen(path, &sig);
+    CHECK(rs_cache_size(c) == 3);
+    e = rs_cache_find(c, &p, &c64.config);
+    CHECK(e != NULL && strcmp(e->status, "timeout") == 0);
+    rs_cache_free(c);
+}
+
+/* Each foreign field is refused with its own message; nothing is returned. */
+static void foreign(void)
+{
+    const char *path = at("foreign.csv");
+    rs_signature sig = signature();
+    rs_cache *c = reopen(path, &sig);
+    CHECK(c != NULL);
+    rs_cache_free(c);
+    char want[1024];
+
+    rs_signature other = sig;
+    strcpy(other.target, "ascend910b");
+    strcpy(other.target_sig, "3c4d5e6f70819203");
+    CHECK(reopen(path, &other) == NULL);
+    snprintf(want, sizeof want,
+             "%s was written for target ascend910 (signature 1a2b3c4d5e6f7081), this run is "
+             "ascend910b (3c4d5e6f70819203): move it away or choose another results path",
+             path);
+    CHECK_STR(err, want);
+
+    other = sig; /* same name, other figures */
+    strcpy(other.target_sig, "3c4d5e6f70819203");
+    CHECK(reopen(path, &other) == NULL);
+    snprintf(want, sizeof want,
+             "%s was written for target ascend910 (signature 1a2b3c4d5e6f7081), this run is "
+             "ascend910 (3c4d5e6f70819203): move it away or choose another results path",
+             path);
+    CHECK_STR(err, want);
+
+    other = sig;
+    strcpy(other.space_sig, "8899aabbccddeeff");
+    strcpy(other.script, "other.lua");
+    CHECK(reopen(path, &other) == NULL);
+    snprintf(want, sizeof want,
+             "%s was written for other problems or another space (signature 0011223344556677, "
+             "script examples/bert.lua), this run's are 8899aabbccddeeff (script other.lua): "
+             "move it away or choose another results path",
+             path);
+    CHECK_STR(err, want);
+
+    other = sig;
+    strcpy(other.measure, "model");
+    CHECK(reopen(path, &other) == NULL);
+    snprintf(want, sizeof want,
+             "%s was written with measure sim, this run uses model: move it away or choose "
+             "another results path",
+             path);
+    CHECK_STR(err, want);
+    /* The refused journal is untouched. */
+    CHECK_STR(slurp(path), header);
+
+    /* No sidecar: unknown origin. */
+    char sigpath[600];
+    snprintf(sigpath, sizeof sigpath, "%s.sig", path);
+    CHECK(unlink(sigpath) == 0);
+    CHECK(reopen(path, &sig) == NULL);
+    snprintf(want, sizeof want,
+             "%s: no %s beside it; not resuming a journal of unknown origin", path, sigpath);
+    CHECK_STR(err, want);
+
+    /* A sidecar lacking a field, or with a line that is not key=value. */
+    put(sigpath, "version=0.1.0\ntarget=ascend910\ntarget_sig=1a2b3c4d5e6f7081\nmeasure=sim\n", "w");
+    CHECK(reopen(path, &sig) == NULL);
+    snprintf(want, sizeof want, "%s: no 'space_sig' line", sigpath);
+    CHECK_STR(err, want);
+    put(sigpath, "version=0.1.0\nnonsense\n", "w");
+    CHECK(reopen(path, &sig) == NULL);
+    snprintf(want, sizeof want, "%s:2: not a key=value line", sigpath);
+    CHECK_STR(err, want);
+}
+
+/* Writes a journal with its sidecar by hand and tries to resume it. */
+static const char *resume_text(const char *name, const char *text)
+{
+    const char *path = at(name);
+    char sigpath[600];
+    snprintf(sigpath, sizeof sigpath, "%s.sig", path);
+    put(sigpath, "version=0.1.0\nscript=examples/bert.lua\ntarget=ascend910\n"
+                 "target_sig=1a2b3c4d5e6f7081\nspace_sig=0011223344556677\nmeasure=sim\n", "w");
+    put(path, text, "w");
+    rs_signature sig = signature();
+    rs_cache *c = reopen(path, &sig);
+    size_t n = rs_cache_size(c);
+    rs_cache_free(c);
+    static char result[1200];
+    if (c)
+        snprintf(result, sizeof result, "ok %zu", n);
+    else
+        snprintf(result, sizeof result, "%s", err + strlen(path));
+    return result;
+}
+
+static void malformed(void)
+{
+    const char *row = "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles\n";
+    char text[4096];
+    CHECK_STR(resume_text("cols.csv", "problem,M,N,K\ntiny,1,2,3\n"),
+              ":1: columns are not the npu-tune journal's");
+    /* A text file without a newline that is not a journal header. */
+    CHECK_STR(resume_text("notes.csv", "my notes"), ":1: columns are not the npu-tune journal's");
+    CHECK_STR(slurp(at("notes.csv")), "my notes");
+
+    struct {
+        const char *row, *msg;
+    } bad[] = {
+        {"tiny,100,50,40,2,fp16,ascend910,OS,x,32,16,1,1,M,46080,1234,sim,ok,1234,cycles\n",
+         ":3: field 'm' is not an integer: 'x'"},
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234\n",
+         ":3: 19 fields, expected 20"},
+        {"tiny,100,50,40,2,fp32,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles\n",
+         ":3: field 'dtype' is not fp16 or int8: 'fp32'"},
+        {"tiny,100,50,40,2,fp16,ascend910,XS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles\n",
+         ":3: field 'strategy' is not IS, WS or OS: 'XS'"},
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,2,1,M,46080,1234,sim,ok,1234,cycles\n",
+         ":3: field 'double_buffer' is not 0 or 1: '2'"},
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,0,M,46080,1234,sim,ok,1234,cycles\n",
+         ":3: field 'cores' is out of range: '0'"},
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,K,46080,1234,sim,ok,1234,cycles\n",
+         ":3: field 'split' is not M, N or MN: 'K'"},
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,,cycles\n",
+         ":3: field 'measured' is empty"},
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,12ab,cycles\n",
+         ":3: field 'measured' is not a number: '12ab'"},
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,,1234,cycles\n",
+         ":3: field 'status' is empty"},
+        {",100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles\n",
+         ":3: field 'problem' is empty"},
+        {"tiny,-100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles\n",
+         ":3: field 'M' is not an integer: '-100'"},
+        {"\n", ":3: empty line"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(text, sizeof text, "%s%s%s%s", header, row, bad[i].row, row);
+        CHECK_STR(resume_text("bad.csv", text), bad[i].msg);
+    }
+    /* Failed rows may leave measured empty; ok rows of it load. */
+    snprintf(text, sizeof text, "%s%s%s", header, row,
+             "tiny,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234,sim,crash,,cycles\n");
+    CHECK_STR(resume_text("good.csv", text), "ok 2");
+    /* Only a torn row after the header: kept header, no rows. */
+    snprintf(text, sizeof text, "%stiny,100,5", header);
+    CHECK_STR(resume_text("torn.csv", text), "ok 0");
+    CHECK_STR(slurp(at("torn.csv")), header);
+}
+
+/* Empty journals and torn headers (a kill right after creating the file)
+ * start afresh, sidecar included. */
+static void fresh(void)
+{
+    rs_signature sig = signature();
+    const char *texts[] = {"", "problem,M,N,K,ba"};
+    for (int i = 0; i < 2; i++) {
+        const char *path = at("empty.csv");
+        char sigpath[600];
+        snprintf(sigpath, sizeof sigpath, "%s.sig", path);
+        unlink(sigpath);
+        put(path, texts[i], "w");
+        rs_cache *c = reopen(path, &sig);
+        CHECK(c != NULL && rs_cache_size(c) == 0);
+        rs_cache_free(c);
+        CHECK_STR(slurp(path), header);
+        CHECK(access(sigpath, F_OK) == 0);
+    }
+}
+
+static void unwritable(void)
+{
+    const char *file = at("plain");
+    put(file, "x", "w");
+    char path[600], want[700];
+    snprintf(path, sizeof path, "%s/journal.csv", file);
+    rs_signature sig = signature();
+    CHECK(reopen(path, &sig) == NULL);
+    snprintf(want, sizeof want, "cannot open '%s': Not a directory", path);
+    CHECK_STR(err, want);
+
+    /* A value the CSV cannot hold is refused before anything is written. */
+    const char *jpath = at("names.csv");
+    rs_cache *c;
+    rs_journal *j = rs_journal_open(jpath, &sig, &c, err, sizeof err);
+    CHECK(j != NULL);
+    sp_problem p = problem();
+    strcpy(p.name, "a,b");
+    sp_candidate cand = candidate(32);
+    rs_row row = {&p, "ascend910", &cand, "sim", "ok", 1, "cycles"};
+    CHECK(!rs_journal_append(j, &row, err, sizeof err));
+    CHECK_STR(err, "cannot write a row of problem 'a,b': its problem name 'a,b' is empty or has "
+                   "a comma, quote or line break");
+    CHECK(rs_journal_close(j, err, sizeof err));
+    rs_cache_free(c);
+    CHECK_STR(slurp(jpath), header);
+}
+
+/* Many rows: the cache grows and every row is found again. */
+static void many(void)
+{
+    const char *path = at("many.csv");
+    rs_signature sig = signature();
+    rs_cache *c;
+    rs_journal *j = rs_journal_open(path, &sig, &c, err, sizeof err);
+    CHECK(j != NULL);
+    rs_cache_free(c);
+    sp_problem p = problem();
+    int n = 0;
+    for (int m = 16; m <= 512; m += 16)
+        for (int k = 16; k <= 512; k += 16, n++) {
+            sp_candidate cand = candidate(m);
+            cand.config.k = k;
+            rs_row row = {&p, "ascend910", &cand, "sim", "ok", m * 1000.0 + k, "cycles"};
+            if (!rs_journal_append(j, &row, err, sizeof err))
+                CHECK(false);
+        }
+    CHECK(rs_journal_close(j, err, sizeof err));
+    c = reopen(path, &sig);
+    CHECK_INT(rs_cache_size(c), n);
+    int found = 0;
+    for (int m = 16; m <= 512; m += 16)
+        for (int k = 16; k <= 512; k += 16) {
+            sp_candidate cand = candidate(m);
+            cand.config.k = k;
+            const rs_entry *e = rs_cache_find(c, &p, &cand.config);
+            found += e && e->measured == m * 1000.0 + k;
+        }
+    CHECK_INT(found, n);
+    rs_cache_free(c);
+}
+
+static void hashes(void)
+{
+    char h[17];
+    rs_hash_hex("", 0, h);
+    CHECK_STR(h, "cbf29ce484222325");
+    rs_hash_hex("a", 1, h);
+    CHECK_STR(h, "af63dc4c8601ec8c");
+    rs_hash_hex("foobar", 6, h);
+    CHECK_STR(h, "85944171f73967e8");
+}
+
+int main(void)
+{
+    if (!mkdtemp(dir)) {
+        perror(dir);
+        return 1;
+    }
+    hashes();
+    new_and_resume();
+    foreign();
+    malformed();
+    fresh();
+    unwritable();
+    many();
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0);
+    return CHECK_DONE();
+}

@@ -1,0 +1,44 @@
+/* search.h — search strategies over one problem's legal space, as ask/tell:
+ * a strategy proposes candidates, the driver measures (or finds them in the journal). */
+#ifndef NPU_TUNE_SEARCH_H
+#define NPU_TUNE_SEARCH_H
+
+#include <gsl/gsl_rng.h>
+#include <stddef.h>
+
+#include "space.h"
+
+/* What a strategy searches: every legal candidate of one problem (after the
+ * user's constraint), sorted by sp_cmp_config, with the model's figures. */
+typedef struct {
+    const sp_candidate *cands;
+    size_t n;
+    size_t budget;   /* at most this many tells will happen */
+    gsl_rng *rng;    /* seeded by the driver; the only source of randomness */
+} tn_search_args;
+
+typedef struct tn_search tn_search;
+
+/* Names of the strategies, NULL-terminated: model, exhaustive, random,
+ * anneal, genetic. */
+extern const char *const tn_search_names[];
+
+/* A strategy by name over a; NULL if the name is unknown or memory ran out. */
+tn_search *tn_search_open(const char *name, const tn_search_args *a);
+
+/* Up to max indices into a->cands to measure next, never one asked before.
+ * Returns 0 when the strategy is done (it may finish before the budget).
+ * The same sequence of asks and tells gives the same answers. */
+size_t tn_search_ask(tn_search *s, size_t *idx, size_t max);
+
+/* The measurement of an asked index: value (lower is better), or
+ * ok = 0 when it failed (wrong, timeout, crash, illegal). Every asked index
+ * is told exactly once, in the order asked, before the next ask. */
+void tn_search_tell(tn_search *s, size_t idx, int ok, double value);
+
+void tn_search_close(tn_search *s);
+
+/* Index of config c in a sorted candidate array, or (size_t)-1. */
+size_t tn_search_find(const sp_candidate *cands, size_t n, const sp_config *c);
+
+#endif
