@@ -39,6 +39,54 @@ struct ms_backend {
     void *state;
 };
 
+/* ---- the host CPU (host.c, ...) ---- */
+
+/* What the host CPU is, as detected at run time. */
+typedef struct {
+    int cores;            /* online CPUs */
+    int64_t cache[3];     /* data/unified cache bytes per level L1, L2, L3 (0: none) */
+    int simd_floats;      /* fp32 lanes per vector as cc -march=native sees it: 16, 8 or 4 */
+    int vregs;            /* vector registers: 32 with AVX-512, else 16 */
+    bool bf16;            /* AVX512_BF16 storage/dot products available */
+    char isa[16];         /* "avx512", "avx2", "sse" */
+} ms_hostinfo;
+
+/* Detects the host: cores (sysconf), caches (sysfs cpu0 cache indexes), SIMD
+ * (predefined macros of `cc -march=native`, $CC honoured). Fields it cannot
+ * find keep conservative defaults (1 core, 32 KiB / 1 MiB / 8 MiB, 4 lanes). */
+void ms_host_detect(ms_hostinfo *h);
+
+/* The machine's roofline, measured once: single-precision FMA peak per core
+ * and for all cores, and streaming memory bandwidth. */
+typedef struct {
+    double gflops_core, gflops_all; /* peak fp32 GFLOP/s */
+    double gbytes;                  /* memory bandwidth, GB/s */
+} ms_roofline;
+
+/* Measures the roofline (about a second). */
+bool ms_host_roofline(ms_roofline *r);
+
+/* One host kernel to measure: C source defining `symbol` (see cg_host_source)
+ * and the problem it is timed on. */
+typedef struct {
+    const char *source;   /* C source text */
+    const char *symbol;
+    const sp_problem *problem;
+} ms_host_job;
+
+/* Compiles the jobs' sources with cc -O3 -march=native -fopenmp -shared
+ * -fPIC (several per compiler invocation, invocations in parallel) into
+ * workdir, then runs each kernel in its own forked child with a timeout:
+ * verifies C against a reference (relative error bound for fp32 over K) and
+ * times it (warm-up, repetitions until the 95% confidence interval of the
+ * median is within 2% or a time cap, GSL statistics; value = median seconds).
+ * A compile error is MS_ILLEGAL (first compiler line in detail), a crash
+ * MS_CRASH, a hang MS_TIMEOUT, a wrong result MS_WRONG; the others still run.
+ * Timed runs go one at a time (the machine is the instrument). False only when
+ * the work directory cannot be made or memory runs out. */
+bool ms_host_run(const ms_host_job *jobs, size_t n, const char *workdir, double timeout,
+                 ms_measurement *out, char *err, size_t errlen);
+
 /* Names of the backends this build has, NULL-terminated. */
 extern const char *const ms_backend_names[];
 

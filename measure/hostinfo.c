@@ -1,0 +1,97 @@
+/* hostinfo.c — what the host CPU is: cores, cache sizes per level from sysfs,
+ * and the vector ISA the system compiler targets with -march=native. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "measure.h"
+
+/* "48K" / "2048K" / "1M" -> bytes; 0 if unreadable. */
+static int64_t size_of(const char *text)
+{
+    char *end;
+    long long v = strtoll(text, &end, 10);
+    if (v <= 0)
+        return 0;
+    if (*end == 'K')
+        v *= 1024;
+    else if (*end == 'M')
+        v *= 1024 * 1024;
+    else if (*end == 'G')
+        v *= 1024LL * 1024 * 1024;
+    return v;
+}
+
+static bool read_line(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    bool ok = fgets(buf, (int)len, f) != NULL;
+    fclose(f);
+    buf[strcspn(buf, "\n")] = '\0';
+    return ok;
+}
+
+static void caches(ms_hostinfo *h)
+{
+    char path[128], level[16], type[32], size[32];
+    for (int i = 0; i < 16; i++) {
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+        if (!read_line(path, level, sizeof level))
+            break;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+        if (!read_line(path, type, sizeof type) || strcmp(type, "Instruction") == 0)
+            continue;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        int lv = atoi(level);
+        int64_t bytes = read_line(path, size, sizeof size) ? size_of(size) : 0;
+        if (lv >= 1 && lv <= 3 && bytes > 0)
+            h->cache[lv - 1] = bytes;
+    }
+}
+
+/* The compiler's view of -march=native, through its predefined macros. */
+static void simd(ms_hostinfo *h)
+{
+    const char *cc = getenv("CC");
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s -march=native -dM -E -x c /dev/null 2>/dev/null",
+             cc && *cc ? cc : "cc");
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return;
+    char line[256];
+    bool avx512 = false, avx2 = false, fma = false;
+    while (fgets(line, sizeof line, p)) {
+        avx512 |= strncmp(line, "#define __AVX512F__ ", 20) == 0;
+        avx2 |= strncmp(line, "#define __AVX2__ ", 17) == 0;
+        fma |= strncmp(line, "#define __FMA__ ", 16) == 0;
+        h->bf16 |= strncmp(line, "#define __AVX512BF16__ ", 23) == 0;
+    }
+    pclose(p);
+    if (avx512) {
+        h->simd_floats = 16, h->vregs = 32;
+        strcpy(h->isa, "avx512");
+    } else if (avx2 && fma) {
+        h->simd_floats = 8, h->vregs = 16;
+        strcpy(h->isa, "avx2");
+    }
+}
+
+void ms_host_detect(ms_hostinfo *h)
+{
+    memset(h, 0, sizeof *h);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    h->cores = n > 0 ? (int)n : 1;
+    h->cache[0] = 32 * 1024;
+    h->cache[1] = 1024 * 1024;
+    h->cache[2] = 8 * 1024 * 1024;
+    h->simd_floats = 4;
+    h->vregs = 16;
+    strcpy(h->isa, "sse");
+    caches(h);
+    simd(h);
+}
