@@ -1,0 +1,7 @@
+# host_run.cmake — registers the test of the host CPU harness (measure/host.c,
+# measure/roofline.c); included from tests/CMakeLists.txt.
+add_executable(test_host_run ${CMAKE_CURRENT_LIST_DIR}/test_host_run.c)
+target_include_directories(test_host_run PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+target_link_libraries(test_host_run PRIVATE measure codegen space GSL::gsl OpenMP::OpenMP_C)
+add_test(NAME host_run COMMAND test_host_run)
+set_tests_properties(host_run PROPERTIES TIMEOUT 120)

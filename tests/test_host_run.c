@@ -1,0 +1,338 @@
+/* test_host_run.c — the host harness on hand-written kernels: good ones are timed,
+ * wrong, crashing, hanging and uncompilable ones get their status; the roofline. */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gsl/gsl_errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "measure.h"
+
+#define SIG "(int M, int N, int K, const float *A, int lda, const float *B, int ldb, float *C, int ldc)"
+
+static char workdir[] = "/tmp/nt_host_test_XXXXXX";
+
+/* Kernel sources, SYMBOL standing for the symbol (filled by kernel()). */
+static const char naive[] =
+    "void SYMBOL" SIG "\n"
+    "{\n"
+    "    for (int i = 0; i < M; i++)\n"
+    "        for (int j = 0; j < N; j++) {\n"
+    "            float s = 0;\n"
+    "            for (int k = 0; k < K; k++)\n"
+    "                s += A[i * lda + k] * B[k * ldb + j];\n"
+    "            C[i * ldc + j] = s;\n"
+    "        }\n"
+    "}\n";
+
+static const char blocked[] =
+    "static void SYMBOL_rows(int i0, int i1, int N, int K, const float *A, int lda,\n"
+    "                        const float *B, int ldb, float *C, int ldc)\n"
+    "{\n"
+    "    for (int i = i0; i < i1; i++)\n"
+    "        for (int j = 0; j < N; j++)\n"
+    "            C[i * ldc + j] = 0;\n"
+    "    for (int k0 = 0; k0 < K; k0 += 64)\n"
+    "        for (int i = i0; i < i1; i++)\n"
+    "            for (int k = k0; k < K && k < k0 + 64; k++) {\n"
+    "                float a = A[i * lda + k];\n"
+    "                for (int j = 0; j < N; j++)\n"
+    "                    C[i * ldc + j] += a * B[k * ldb + j];\n"
+    "            }\n"
+    "}\n"
+    "void SYMBOL" SIG "\n"
+    "{\n"
+    "#pragma omp parallel for schedule(static)\n"
+    "    for (int i0 = 0; i0 < M; i0 += 16)\n"
+    "        SYMBOL_rows(i0, i0 + 16 < M ? i0 + 16 : M, N, K, A, lda, B, ldb, C, ldc);\n"
+    "}\n";
+
+/* Right everywhere but C[M/2][N/3]. */
+static const char wrong[] =
+    "void SYMBOL" SIG "\n"
+    "{\n"
+    "    for (int i = 0; i < M; i++)\n"
+    "        for (int j = 0; j < N; j++) {\n"
+    "            float s = 0;\n"
+    "            for (int k = 0; k < K; k++)\n"
+    "                s += A[i * lda + k] * B[k * ldb + j];\n"
+    "            C[i * ldc + j] = s + (i == M / 2 && j == N / 3 ? 0.5f : 0.0f);\n"
+    "        }\n"
+    "}\n";
+
+static const char segfault[] =
+    "#include <stdint.h>\n"
+    "void SYMBOL" SIG "\n"
+    "{\n"
+    "    (void)M, (void)N, (void)K, (void)A, (void)lda, (void)B, (void)ldb, (void)ldc;\n"
+    "    *(volatile float *)(uintptr_t)64 = C[0];\n"
+    "}\n";
+
+static const char noisy[] =
+    "#include <stdio.h>\n"
+    "void SYMBOL" SIG "\n"
+    "{\n"
+    "    printf(\"SYMBOL writes to stdout\\n\");\n"
+    "    fflush(stdout);\n"
+    "    fprintf(stderr, \"SYMBOL writes to stderr\\n\");\n"
+    "    for (int i = 0; i < M; i++)\n"
+    "        for (int j = 0; j < N; j++) {\n"
+    "            double s = 0;\n"
+    "            for (int k = 0; k < K; k++)\n"
+    "                s += (double)A[i * lda + k] * B[k * ldb + j];\n"
+    "            C[i * ldc + j] = (float)s;\n"
+    "        }\n"
+    "}\n";
+
+static const char broken[] =
+    "void SYMBOL" SIG "\n"
+    "{\n"
+    "    this is not C;\n"
+    "}\n";
+
+static const char undefined_ref[] =
+    "void nt_test_missing_helper(float *C);\n"
+    "void SYMBOL" SIG "\n"
+    "{\n"
+    "    (void)M, (void)N, (void)K, (void)A, (void)lda, (void)B, (void)ldb, (void)ldc;\n"
+    "    nt_test_missing_helper(C);\n"
+    "}\n";
+
+/* Hangs, and leaves a grandchild hanging too; writes both pids to PIDFILE. */
+static const char hang[] =
+    "#include <stdio.h>\n"
+    "#include <unistd.h>\n"
+    "void SYMBOL" SIG "\n"
+    "{\n"
+    "    (void)M, (void)N, (void)K, (void)A, (void)lda, (void)B, (void)ldb, (void)C, (void)ldc;\n"
+    "    pid_t g = fork();\n"
+    "    if (g != 0) {\n"
+    "        FILE *f = fopen(\"PIDFILE\", \"w\");\n"
+    "        if (f) {\n"
+    "            fprintf(f, \"%ld %ld\\n\", (long)getpid(), (long)g);\n"
+    "            fclose(f);\n"
+    "        }\n"
+    "    }\n"
+    "    for (volatile unsigned long x = 0;; x++)\n"
+    "        ;\n"
+    "}\n";
+
+/* The template with SYMBOL replaced by symbol and PIDFILE by pidfile (malloc'd). */
+static char *kernel(const char *tmpl, const char *symbol, const char *pidfile)
+{
+    size_t len = strlen(tmpl) * 4 + 4096;
+    char *out = malloc(len), *o = out;
+    for (const char *s = tmpl; *s;) {
+        if (strncmp(s, "SYMBOL", 6) == 0) {
+            o += sprintf(o, "%s", symbol);
+            s += 6;
+        } else if (strncmp(s, "PIDFILE", 7) == 0) {
+            o += sprintf(o, "%s", pidfile);
+            s += 7;
+        } else
+            *o++ = *s++;
+    }
+    *o = '\0';
+    return out;
+}
+
+static int open_fds(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return -1;
+    while (readdir(d))
+        n++;
+    closedir(d);
+    return n;
+}
+
+/* True if no process pid is alive (gone, or a zombie awaiting its reaper). */
+static bool dead(long pid)
+{
+    if (pid <= 0)
+        return true;
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')');
+    return p && (p[2] == 'Z' || p[2] == 'X');
+}
+
+static bool no_children(void)
+{
+    int status;
+    return waitpid(-1, &status, WNOHANG) < 0 && errno == ECHILD;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void remove_workdir(void)
+{
+    DIR *d = opendir(workdir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[512];
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            snprintf(path, sizeof path, "%s/%s", workdir, e->d_name);
+            unlink(path);
+        }
+    closedir(d);
+    rmdir(workdir);
+}
+
+static void show(const char *name, const ms_measurement *m)
+{
+    printf("  %-10s %-8s %.3g s  %s\n", name, ms_status_name(m->status), m->value, m->detail);
+}
+
+/* A good kernel's measurement: ok, positive, a sane interval around the mean. */
+static void check_ok(const ms_measurement *m, const sp_problem *p, double peak)
+{
+    if (!CHECK_INT(m->status, MS_OK))
+        return;
+    double flops = 2.0 * (double)(p->M * p->N * p->K * p->batch);
+    CHECK(m->value > 0 && m->nsamples >= 1);
+    CHECK(m->ci_lo <= m->mean && m->mean <= m->ci_hi);
+    CHECK(flops / m->value < peak * 1.5e9);
+    CHECK(strstr(m->detail, "sample") != NULL && strstr(m->detail, "CI +-") != NULL);
+}
+
+int main(void)
+{
+    gsl_set_error_handler_off();
+    if (!mkdtemp(workdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+
+    /* The roofline first: the parent has run OpenMP regions from here on,
+     * which is what makes a plain fork unusable for OpenMP kernels. */
+    ms_roofline r;
+    double t0 = now();
+    CHECK(ms_host_roofline(&r));
+    printf("roofline: %.1f GFLOP/s per core, %.1f GFLOP/s all cores, %.1f GB/s (%.2f s)\n",
+           r.gflops_core, r.gflops_all, r.gbytes, now() - t0);
+    CHECK(r.gflops_core >= 10 && r.gflops_core <= 500);
+    CHECK(r.gflops_all >= r.gflops_core * 0.7);
+    CHECK(r.gbytes > 0.5 && r.gbytes < 5000);
+
+    /* A mixed batch of ten: two translation units, one bad kernel in each. */
+    sp_problem square = {.name = "square", .M = 96, .N = 80, .K = 72, .batch = 1};
+    sp_problem tails = {.name = "tails", .M = 67, .N = 45, .K = 33, .batch = 1};
+    sp_problem batched = {.name = "batched", .M = 40, .N = 24, .K = 56, .batch = 3};
+    sp_problem thin = {.name = "thin", .M = 1, .N = 300, .K = 200, .batch = 1};
+    struct {
+        const char *tmpl, *symbol;
+        const sp_problem *p;
+        ms_status want;
+    } mix[] = {
+        {naive, "k_naive", &square, MS_OK},          {blocked, "k_blocked", &square, MS_OK},
+        {wrong, "k_wrong", &square, MS_WRONG},       {segfault, "k_segv", &tails, MS_CRASH},
+        {broken, "k_broken", &square, MS_ILLEGAL},   {noisy, "k_noisy", &tails, MS_OK},
+        {naive, "k_naive_b", &batched, MS_OK},       {blocked, "k_blocked_t", &tails, MS_OK},
+        {undefined_ref, "k_undef", &thin, MS_ILLEGAL}, {blocked, "k_thin", &thin, MS_OK},
+    };
+    enum { NMIX = sizeof mix / sizeof *mix };
+    ms_host_job jobs[NMIX + 1];
+    ms_measurement out[NMIX + 1];
+    for (int i = 0; i < NMIX; i++)
+        jobs[i] = (ms_host_job){kernel(mix[i].tmpl, mix[i].symbol, ""), mix[i].symbol, mix[i].p};
+    /* A source that does not define the symbol it is measured under. */
+    jobs[NMIX] = (ms_host_job){kernel(naive, "k_other", ""), "k_absent", &square};
+
+    int fds = open_fds();
+    fflush(stdout);
+    char capture[] = "/tmp/nt_host_stdout_XXXXXX";
+    int cap = mkstemp(capture), saved = dup(1);
+    dup2(cap, 1);
+    char err[256] = "x";
+    t0 = now();
+    bool ran = ms_host_run(jobs, NMIX + 1, workdir, 10, out, err, sizeof err);
+    double took = now() - t0;
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    CHECK(lseek(cap, 0, SEEK_END) == 0); /* the kernels' output went nowhere near ours */
+    close(cap);
+    unlink(capture);
+    CHECK(ran);
+    CHECK_STR(err, "");
+    printf("mixed batch: %.2f s\n", took);
+    for (int i = 0; i < NMIX; i++) {
+        show(mix[i].symbol, &out[i]);
+        CHECK_INT(out[i].status, mix[i].want);
+        if (mix[i].want == MS_OK)
+            check_ok(&out[i], mix[i].p, r.gflops_all);
+    }
+    show("k_absent", &out[NMIX]);
+    CHECK_INT(out[NMIX].status, MS_ILLEGAL);
+    CHECK(strstr(out[NMIX].detail, "k_absent") != NULL);
+    CHECK(strstr(out[2].detail, "C[48][26] = ") == out[2].detail);
+    CHECK(strstr(out[2].detail, "1 of 7680 elements wrong") != NULL);
+    CHECK(strstr(out[3].detail, "SIGSEGV") != NULL);
+    CHECK(strstr(out[4].detail, "error") != NULL && strstr(out[4].detail, "\n") == NULL);
+    CHECK(strstr(out[8].detail, "nt_test_missing_helper") != NULL);
+    CHECK_INT(open_fds(), fds);
+    CHECK(no_children());
+    for (int i = 0; i <= NMIX; i++)
+        free((char *)jobs[i].source);
+
+    /* A hang under a 1 s timeout between two good kernels: the good ones are
+     * timed within the budget, the hang's runner and its grandchild die. */
+    char pidfile[128];
+    snprintf(pidfile, sizeof pidfile, "%s/hang.pid", workdir);
+    ms_host_job hjobs[3] = {{kernel(naive, "h_before", ""), "h_before", &tails},
+                            {kernel(hang, "h_hang", pidfile), "h_hang", &tails},
+                            {kernel(blocked, "h_after", ""), "h_after", &batched}};
+    t0 = now();
+    CHECK(ms_host_run(hjobs, 3, workdir, 1.0, out, err, sizeof err));
+    took = now() - t0;
+    printf("hang batch (timeout 1 s): %.2f s\n", took);
+    for (int i = 0; i < 3; i++)
+        show(hjobs[i].symbol, &out[i]);
+    check_ok(&out[0], &tails, r.gflops_all);
+    check_ok(&out[2], &batched, r.gflops_all);
+    CHECK_INT(out[1].status, MS_TIMEOUT);
+    CHECK(strstr(out[1].detail, "timed out after 1 s") != NULL);
+    CHECK(took < 15);
+    long pids[2] = {0, 0};
+    FILE *f = fopen(pidfile, "r");
+    CHECK(f && fscanf(f, "%ld %ld", &pids[0], &pids[1]) == 2);
+    if (f)
+        fclose(f);
+    CHECK(pids[0] > 0 && dead(pids[0]));
+    CHECK(pids[1] > 0 && dead(pids[1]));
+    CHECK(no_children());
+    CHECK_INT(open_fds(), fds);
+    for (int i = 0; i < 3; i++)
+        free((char *)hjobs[i].source);
+
+    /* Nothing to do; a work directory that cannot be made. */
+    CHECK(ms_host_run(NULL, 0, workdir, 1, NULL, err, sizeof err));
+    ms_host_job one = {naive, "x", &square};
+    CHECK(!ms_host_run(&one, 1, "/proc/nt_host_test/work", 1, out, err, sizeof err));
+    CHECK(strstr(err, "/proc/nt_host_test") != NULL);
+
+    remove_workdir();
+    return CHECK_DONE();
+}
