@@ -1,0 +1,14 @@
+# host_gen.cmake — registers the test of the host-CPU kernel generator (codegen/host.c)
+# and its benchmark against OpenBLAS (label "bench"); included from tests/CMakeLists.txt.
+add_executable(test_host_gen ${CMAKE_CURRENT_LIST_DIR}/test_host_gen.c)
+target_include_directories(test_host_gen PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+target_link_libraries(test_host_gen PRIVATE codegen space)
+add_test(NAME host_gen COMMAND test_host_gen)
+set_tests_properties(host_gen PROPERTIES TIMEOUT 300)
+
+# OpenBLAS is loaded at run time (dlopen) when present; it is not a build dependency.
+add_executable(bench_host_kernel ${CMAKE_CURRENT_LIST_DIR}/bench/bench_host_kernel.c)
+target_include_directories(bench_host_kernel PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+target_link_libraries(bench_host_kernel PRIVATE codegen space ${CMAKE_DL_LIBS})
+add_test(NAME bench_host_kernel COMMAND bench_host_kernel)
+set_tests_properties(bench_host_kernel PROPERTIES LABELS bench TIMEOUT 900)

@@ -1,0 +1,455 @@
+/* test_host_gen.c — the host kernel generator: micro-tile choice, argument
+ * checks, and generated kernels compiled with cc and checked against a double reference. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "codegen.h"
+
+/* The program compiled next to the generated kernels: runs every kernel on
+ * edge and random shapes (tails, M/N/K of 1, thin, tall, K = 0, padded leading
+ * dimensions) and compares with a double-precision reference. Arguments: the
+ * number of random shapes per kernel. Exit status 0 when all match. */
+static const char checker_src[] =
+    "#include <math.h>\n"
+    "#include <stdio.h>\n"
+    "#include <stdlib.h>\n"
+    "#include \"table.h\"\n"
+    "\n"
+    "static unsigned long long rng = 88172645463325252ULL;\n"
+    "static unsigned long long next(void)\n"
+    "{\n"
+    "    rng ^= rng << 13;\n"
+    "    rng ^= rng >> 7;\n"
+    "    rng ^= rng << 17;\n"
+    "    return rng;\n"
+    "}\n"
+    "static int upto(int n) { return (int)(next() % (unsigned long long)n); }\n"
+    "static float val(void) { return (float)((double)(next() >> 11) / 9007199254740992.0 * 2.0 - 1.0); }\n"
+    "\n"
+    "static const float SENTINEL = 12345.0f;\n"
+    "\n"
+    "/* One kernel on one shape: 0 if C matches the reference within fp32 error\n"
+    " * bounds and nothing outside C's M x N part was written. */\n"
+    "static int run(int kidx, int M, int N, int K)\n"
+    "{\n"
+    "    int lda = K + (upto(3) ? 0 : 1 + upto(5)), ldb = N + (upto(3) ? 0 : 1 + upto(5));\n"
+    "    int ldc = N + (upto(3) ? 0 : 1 + upto(5));\n"
+    "    if (lda < 1) lda = 1;\n"
+    "    if (ldb < 1) ldb = 1;\n"
+    "    if (ldc < 1) ldc = 1;\n"
+    "    /* A and B exactly as long as their last element, so over-reads show up\n"
+    "     * under AddressSanitizer */\n"
+    "    size_t na = M > 0 && K > 0 ? (size_t)(M - 1) * lda + K : 1;\n"
+    "    size_t nb = K > 0 && N > 0 ? (size_t)(K - 1) * ldb + N : 1;\n"
+    "    size_t nc = (size_t)(M > 0 ? M : 1) * ldc;\n"
+    "    float *A = malloc(na * sizeof *A), *B = malloc(nb * sizeof *B), *C = malloc(nc * sizeof *C);\n"
+    "    if (!A || !B || !C) {\n"
+    "        fprintf(stderr, \"out of memory\\n\");\n"
+    "        exit(2);\n"
+    "    }\n"
+    "    for (size_t i = 0; i < na; i++) A[i] = val();\n"
+    "    for (size_t i = 0; i < nb; i++) B[i] = val();\n"
+    "    for (size_t i = 0; i < nc; i++) C[i] = (int)(i % (size_t)ldc) < N ? NAN : SENTINEL;\n"
+    "    kernels[kidx](M, N, K, A, lda, B, ldb, C, ldc);\n"
+    "    int bad = 0;\n"
+    "    for (int i = 0; i < M && bad < 3; i++)\n"
+    "        for (int j = 0; j < ldc && bad < 3; j++) {\n"
+    "            float c = C[(size_t)i * ldc + j];\n"
+    "            if (j >= N) {\n"
+    "                if (c != SENTINEL) {\n"
+    "                    fprintf(stderr, \"%s %dx%dx%d (lda %d ldb %d ldc %d): wrote C[%d][%d] past N\\n\",\n"
+    "                            names[kidx], M, N, K, lda, ldb, ldc, i, j);\n"
+    "                    bad++;\n"
+    "                }\n"
+    "                continue;\n"
+    "            }\n"
+    "            double ref = 0.0, mag = 0.0;\n"
+    "            for (int p = 0; p < K; p++) {\n"
+    "                double t = (double)A[(size_t)i * lda + p] * B[(size_t)p * ldb + j];\n"
+    "                ref += t;\n"
+    "                mag += fabs(t);\n"
+    "            }\n"
+    "            /* any summation order: |err| <= K u sum|a b| (u = 2^-24), doubled for\n"
+    "             * rounded products without FMA */\n"
+    "            double bound = 2.0 * (K + 1) * 5.9604644775390625e-08 * mag;\n"
+    "            if (!(fabs((double)c - ref) <= bound)) {\n"
+    "                fprintf(stderr, \"%s %dx%dx%d (lda %d ldb %d ldc %d): C[%d][%d] = %.9g, expected %.9g (bound %.3g)\\n\",\n"
+    "                        names[kidx], M, N, K, lda, ldb, ldc, i, j, c, ref, bound);\n"
+    "                bad++;\n"
+    "            }\n"
+    "        }\n"
+    "    free(A);\n"
+    "    free(B);\n"
+    "    free(C);\n"
+    "    return bad;\n"
+    "}\n"
+    "\n"
+    "int main(int argc, char **argv)\n"
+    "{\n"
+    "    int nrandom = argc > 1 ? atoi(argv[1]) : 8;\n"
+    "    static const int fixed[][3] = {{1, 1, 1}, {1, 1, 0}, {3, 5, 0}, {0, 4, 4}, {4, 0, 4},\n"
+    "                                   {1, 37, 19}, {41, 1, 23}, {17, 29, 1}, {0, 0, 0}};\n"
+    "    int failed = 0, shapes = 0;\n"
+    "    for (int k = 0; k < nkernels; k++) {\n"
+    "        int bad = 0;\n"
+    "        for (size_t s = 0; s < sizeof fixed / sizeof fixed[0]; s++, shapes++)\n"
+    "            bad += run(k, fixed[s][0], fixed[s][1], fixed[s][2]);\n"
+    "        for (int s = 0; s < nrandom; s++, shapes++) {\n"
+    "            int M, N, K, kind = upto(6);\n"
+    "            if (kind == 0) { /* thin: few rows */\n"
+    "                M = 1 + upto(3), N = 1 + upto(300), K = 1 + upto(200);\n"
+    "            } else if (kind == 1) { /* tall: few columns */\n"
+    "                M = 1 + upto(300), N = 1 + upto(3), K = 1 + upto(200);\n"
+    "            } else if (kind == 2) { /* several cache blocks each way */\n"
+    "                M = 100 + upto(160), N = 100 + upto(200), K = 200 + upto(320);\n"
+    "            } else {\n"
+    "                M = 1 + upto(120), N = 1 + upto(120), K = 1 + upto(160);\n"
+    "            }\n"
+    "            bad += run(k, M, N, K);\n"
+    "        }\n"
+    "        if (bad) {\n"
+    "            fprintf(stderr, \"kernel %s: wrong results\\n\", names[k]);\n"
+    "            failed++;\n"
+    "        }\n"
+    "    }\n"
+    "    printf(\"checked %d kernels on %d shapes: %d wrong\\n\", nkernels, shapes, failed);\n"
+    "    return failed != 0;\n"
+    "}\n";
+
+/* A kernel of the functional test. */
+typedef struct {
+    sp_config c;
+    cg_micro mt;
+} kcase;
+
+static char tmpdir[64];
+
+/* Path of a file in the temporary directory. */
+static const char *path(const char *name)
+{
+    static char buf[4][128];
+    static int i;
+    i = (i + 1) % 4;
+    snprintf(buf[i], sizeof buf[i], "%s/%s", tmpdir, name);
+    return buf[i];
+}
+
+/* Runs a shell command built from a format; returns its exit status. */
+static int sh(const char *fmt, ...)
+{
+    char cmd[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    int r = system(cmd);
+    return r == -1 ? -1 : (r >> 8) & 0xff;
+}
+
+/* The generated source of one config as a malloc'd string (NULL on failure,
+ * err filled). */
+static char *source(const sp_config *c, cg_micro mt, const char *sym, char *err, size_t errlen)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    bool ok = cg_host_source(f, c, mt, sym, err, errlen);
+    fclose(f);
+    if (!ok) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static sp_config config(int strategy, int m, int n, int k, int db, int cores, int split)
+{
+    sp_config c = {.m = m, .n = n, .k = k, .cores = cores, .strategy = (uint8_t)strategy,
+                   .double_buffer = (uint8_t)db, .split = (uint8_t)split};
+    return c;
+}
+
+static void test_micro(void)
+{
+    cg_micro a = cg_host_micro(16, 32);
+    CHECK_INT(a.mr, 6);
+    CHECK_INT(a.nr, 64);
+    cg_micro b = cg_host_micro(8, 16);
+    CHECK_INT(b.mr, 6);
+    CHECK_INT(b.nr, 16);
+    cg_micro c = cg_host_micro(4, 16);
+    CHECK_INT(c.mr, 6);
+    CHECK_INT(c.nr, 8);
+    cg_micro d = cg_host_micro(8, 32); /* AVX2 width with 32 registers */
+    CHECK(d.mr * (d.nr / 8) + d.nr / 8 + 1 <= 32);
+    CHECK(d.mr * (d.nr / 8) >= 24);
+    cg_micro f = cg_host_micro(4, 32); /* NEON: 4 floats, 32 registers */
+    CHECK_INT(f.mr, 6);
+    CHECK_INT(f.nr, 16);
+    cg_micro e = cg_host_micro(0, 0); /* nonsense input still gives a usable tile */
+    CHECK(e.mr >= 1 && e.nr >= 4 && e.nr % 4 == 0);
+}
+
+static void test_errors(void)
+{
+    char err[256];
+    sp_config ok = config(SP_WS, 96, 512, 256, 1, 2, SP_SPLIT_M);
+    cg_micro mt = {14, 32};
+    FILE *f = fopen("/dev/null", "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    CHECK(cg_host_source(f, &ok, mt, "k", err, sizeof err));
+    struct {
+        sp_config c;
+        cg_micro mt;
+        const char *sym;
+    } bad[] = {
+        {config(SP_WS, 0, 512, 256, 0, 1, SP_SPLIT_M), {14, 32}, "k"},
+        {config(SP_WS, 96, 0, 256, 0, 1, SP_SPLIT_M), {14, 32}, "k"},
+        {config(SP_WS, 96, 512, 0, 0, 1, SP_SPLIT_M), {14, 32}, "k"},
+        {config(SP_WS, 96, 512, 256, 0, 0, SP_SPLIT_M), {14, 32}, "k"},
+        {config(SP_NSTRATEGY, 96, 512, 256, 0, 1, SP_SPLIT_M), {14, 32}, "k"},
+        {config(SP_WS, 96, 512, 256, 0, 2, SP_NSPLIT), {14, 32}, "k"},
+        {config(SP_WS, 96, 512, 256, 2, 1, SP_SPLIT_M), {14, 32}, "k"},
+        {config(SP_WS, 96, 512, 256, 0, 1, SP_SPLIT_M), {14, 30}, "k"}, /* nr not a multiple of 4 */
+        {config(SP_WS, 96, 512, 256, 0, 1, SP_SPLIT_M), {0, 32}, "k"},
+        {config(SP_WS, 96, 512, 256, 0, 1, SP_SPLIT_M), {33, 32}, "k"},
+        {config(SP_WS, 96, 512, 256, 0, 1, SP_SPLIT_M), {14, 0}, "k"},
+        {config(SP_WS, 96, 512, 256, 0, 1, SP_SPLIT_M), {14, 32}, "1k"},
+        {config(SP_WS, 96, 512, 256, 0, 1, SP_SPLIT_M), {14, 32}, "k-1"},
+        {config(SP_WS, 96, 512, 256, 0, 1, SP_SPLIT_M), {14, 32}, ""},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = 0;
+        if (!CHECK(!cg_host_source(f, &bad[i].c, bad[i].mt, bad[i].sym, err, sizeof err)))
+            fprintf(stderr, "  case %zu was accepted\n", i);
+        CHECK(err[0] != 0);
+    }
+    CHECK(!cg_host_source(NULL, &ok, mt, "k", err, sizeof err));
+    CHECK(!cg_host_source(f, NULL, mt, "k", err, sizeof err));
+    fclose(f);
+}
+
+static void test_text(void)
+{
+    char err[256];
+    sp_config c1 = config(SP_OS, 100, 300, 64, 1, 1, SP_SPLIT_N);
+    char *s = source(&c1, (cg_micro){12, 32}, NULL, err, sizeof err);
+    CHECK(s != NULL);
+    if (s) {
+        CHECK(strstr(s, "void nt_sgemm(int M, int N, int K, const float *A, int lda,") != NULL);
+        CHECK(strstr(s, "strategy OS") != NULL);
+        CHECK(strstr(s, "m = 100, n = 300, k = 64") != NULL);
+        CHECK(strstr(s, "double_buffer = 1") != NULL);
+        CHECK(strstr(s, "micro-tile: 12 x 32") != NULL);
+        CHECK(strstr(s, "#pragma omp") == NULL); /* one core: no parallel region */
+        CHECK(strstr(s, "#if defined(__AVX512F__)\n") != NULL);
+        CHECK(strstr(s, "nt_sgemm_MC = 108") != NULL); /* m rounded up to whole micro-tiles */
+        free(s);
+    }
+    sp_config c2 = config(SP_IS, 64, 64, 64, 0, 2, SP_SPLIT_MN);
+    s = source(&c2, (cg_micro){6, 8}, "knl", err, sizeof err);
+    CHECK(s != NULL);
+    if (s) {
+        CHECK(strstr(s, "#pragma omp parallel for num_threads(knl_CORES)") != NULL);
+        CHECK(strstr(s, "knl_grid(") != NULL);
+        CHECK(strstr(s, "#if defined(__AVX512F__)\n") == NULL); /* nr 8: AVX2 and portable only */
+        CHECK(strstr(s, "defined(__AVX2__)") != NULL);
+        free(s);
+    }
+}
+
+/* The kernels of the functional test: every strategy x double_buffer x
+ * cores {1, 2} x split, with odd cache blocks and micro-tiles of every code
+ * path (nr % 16: AVX-512, nr % 8: AVX2, else portable), plus a few more. */
+static size_t cases(kcase *out)
+{
+    static const int blocks[][3] = {{1, 1, 1},     {7, 17, 3},   {29, 64, 31}, {100, 300, 64},
+                                    {256, 512, 256}, {33, 5, 100}, {14, 32, 257}, {50, 96, 7}};
+    static const cg_micro tiles[] = {{14, 32}, {12, 32}, {6, 64}, {8, 48}, {6, 16}, {4, 8},
+                                     {1, 16},  {3, 4},   {5, 24}, {2, 12}, {9, 48}, {7, 20},
+                                     {1, 4},   {32, 16}};
+    size_t n = 0;
+    for (int s = 0; s < SP_NSTRATEGY; s++)
+        for (int db = 0; db < 2; db++)
+            for (int cores = 1; cores <= 2; cores++)
+                for (int sp = 0; sp < SP_NSPLIT; sp++) {
+                    const int *b = blocks[n % (sizeof blocks / sizeof blocks[0])];
+                    out[n].c = config(s, b[0], b[1], b[2], db, cores, sp);
+                    out[n].mt = tiles[n % (sizeof tiles / sizeof tiles[0])];
+                    n++;
+                }
+    /* more threads than cores, a prime and a square thread count */
+    out[n++] = (kcase){config(SP_OS, 16, 16, 16, 1, 3, SP_SPLIT_MN), {4, 16}};
+    out[n++] = (kcase){config(SP_WS, 20, 40, 50, 0, 4, SP_SPLIT_MN), {3, 8}};
+    out[n++] = (kcase){config(SP_IS, 64, 64, 64, 1, 4, SP_SPLIT_M), {8, 16}};
+    /* the micro-tile of this machine's class for each vector width */
+    out[n++] = (kcase){config(SP_WS, 96, 768, 256, 0, 1, SP_SPLIT_M), cg_host_micro(16, 32)};
+    out[n++] = (kcase){config(SP_OS, 64, 256, 128, 1, 2, SP_SPLIT_N), cg_host_micro(8, 16)};
+    out[n++] = (kcase){config(SP_IS, 48, 128, 96, 0, 2, SP_SPLIT_M), cg_host_micro(4, 16)};
+    /* blocks beyond every limit are clamped */
+    out[n++] = (kcase){config(SP_WS, 1 << 30, 1 << 30, 1 << 30, 1, 1, SP_SPLIT_M), {14, 32}};
+    return n;
+}
+
+/* Writes the kernels and their table; false if generation failed. */
+static bool write_kernels(const kcase *k, size_t n)
+{
+    FILE *src = fopen(path("kernels.c"), "w"), *tab = fopen(path("table.h"), "w");
+    bool ok = src && tab;
+    char err[256], sym[32];
+    if (tab)
+        fprintf(tab, "typedef void (*kfn)(int, int, int, const float *, int, const float *, int, "
+                     "float *, int);\n");
+    for (size_t i = 0; ok && i < n; i++) {
+        if (i == 0)
+            snprintf(sym, sizeof sym, "nt_sgemm");
+        else
+            snprintf(sym, sizeof sym, "hk%zu", i);
+        if (!cg_host_source(src, &k[i].c, k[i].mt, i == 0 ? NULL : sym, err, sizeof err)) {
+            fprintf(stderr, "case %zu: %s\n", i, err);
+            ok = false;
+        }
+        fprintf(tab, "void %s(int, int, int, const float *, int, const float *, int, float *, int);\n",
+                sym);
+    }
+    if (ok) {
+        fprintf(tab, "static const kfn kernels[] = {");
+        for (size_t i = 0; i < n; i++)
+            fprintf(tab, i ? ", hk%zu" : "nt_sgemm", i);
+        fprintf(tab, "};\nstatic const char *const names[] = {\n");
+        for (size_t i = 0; i < n; i++) {
+            const sp_config *c = &k[i].c;
+            fprintf(tab, "    \"#%zu %s m%d n%d k%d db%d cores%d split %s %dx%d\",\n", i,
+                    sp_strategy_name(c->strategy), (int)c->m, (int)c->n, (int)c->k,
+                    c->double_buffer, (int)c->cores, sp_split_name(c->split), k[i].mt.mr,
+                    k[i].mt.nr);
+        }
+        fprintf(tab, "};\nstatic const int nkernels = %zu;\n", n);
+    }
+    if (src && fclose(src) != 0)
+        ok = false;
+    if (tab && fclose(tab) != 0)
+        ok = false;
+    FILE *chk = fopen(path("checker.c"), "w");
+    if (!chk || fputs(checker_src, chk) == EOF)
+        ok = false;
+    if (chk && fclose(chk) != 0)
+        ok = false;
+    return ok;
+}
+
+/* The kernel symbol that name is (global) or that prefixes it as "SYM_..." or
+ * "SYM.clone" (local), or -1. */
+static long owner(const char *name, size_t n, bool global)
+{
+    char sym[32];
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0)
+            snprintf(sym, sizeof sym, "nt_sgemm");
+        else
+            snprintf(sym, sizeof sym, "hk%zu", i);
+        size_t len = strlen(sym);
+        if (strncmp(name, sym, len) != 0)
+            continue;
+        if (global ? name[len] == 0 : (name[len] == '_' || name[len] == '.'))
+            return (long)i;
+    }
+    return -1;
+}
+
+/* Every global symbol of the kernels' object is a kernel and every local one
+ * carries a kernel's prefix. */
+static void check_symbols(size_t n)
+{
+    if (sh("command -v nm >/dev/null 2>&1") != 0) {
+        printf("nm not found: symbol check skipped\n");
+        return;
+    }
+    if (!CHECK_INT(sh("nm %s > %s", path("kernels.o"), path("syms.txt")), 0))
+        return;
+    FILE *f = fopen(path("syms.txt"), "r");
+    if (!CHECK(f != NULL))
+        return;
+    char line[512];
+    int bad = 0, globals = 0;
+    while (fgets(line, sizeof line, f)) {
+        char addr[400], type[400], name[400];
+        if (sscanf(line, "%399s %399s %399s", addr, type, name) != 3)
+            continue; /* undefined symbols ("U name") have no address */
+        bool global = type[0] >= 'A' && type[0] <= 'Z';
+        globals += global;
+        if (owner(name, n, global) < 0) {
+            fprintf(stderr, "unexpected symbol: %s", line);
+            bad++;
+        }
+    }
+    fclose(f);
+    CHECK_INT(bad, 0);
+    CHECK_INT(globals, (long long)n);
+}
+
+static void test_kernels(void)
+{
+    if (sh("command -v cc >/dev/null 2>&1") != 0) {
+        printf("cc not found: generated kernels not compiled (skipped)\n");
+        return;
+    }
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/npu_host_gen_XXXXXX");
+    if (!CHECK(mkdtemp(tmpdir) != NULL))
+        return;
+    kcase k[64];
+    size_t n = cases(k);
+    if (!CHECK(write_kernels(k, n)))
+        return;
+    const char *to = sh("command -v timeout >/dev/null 2>&1") == 0 ? "timeout 300 " : "";
+    /* native build (object kept for the symbol check) and the portable
+     * build, compiled in parallel; warnings are errors in generated code */
+    int rc = sh("cd %s || exit 1; { cc -std=c11 -O3 -march=native -fopenmp -Wall -Wextra -Werror -c kernels.c "
+                "-o kernels.o 2> native.log; echo $? > native.rc; } & "
+                "{ cc -std=c11 -O2 -mno-avx -mno-avx2 -mno-avx512f -fopenmp -Wall -Wextra "
+                "-Werror -fsanitize=address,undefined -fno-sanitize-recover=all kernels.c checker.c "
+                "-o portable -lm 2> portable.log || cc -std=c11 -O2 -mno-avx -mno-avx2 -mno-avx512f "
+                "-fopenmp -Wall -Wextra -Werror kernels.c checker.c -o portable -lm 2> portable.log; "
+                "echo $? > portable.rc; } & wait; "
+                "test \"$(cat native.rc)\" = 0 && cc -std=c11 -O2 -fopenmp kernels.o checker.c -o native -lm "
+                ">> native.log 2>&1 && test \"$(cat portable.rc)\" = 0",
+                tmpdir);
+    if (!CHECK_INT(rc, 0)) {
+        sh("cat %s %s >&2", path("native.log"), path("portable.log"));
+        fprintf(stderr, "generated sources kept in %s\n", tmpdir);
+        return;
+    }
+    check_symbols(n);
+    /* clang, when present, must accept the source without warnings too */
+    if (sh("command -v clang >/dev/null 2>&1") == 0)
+        CHECK_INT(sh("cd %s && clang -std=c11 -O1 -march=native -fopenmp -Wall -Wextra -Werror "
+                     "-c kernels.c -o clang.o",
+                     tmpdir),
+                  0);
+    int r1 = sh("cd %s && %s./native 12", tmpdir, to);
+    int r2 = sh("cd %s && ASAN_OPTIONS=detect_leaks=1 %s./portable 4", tmpdir, to);
+    CHECK_INT(r1, 0);
+    CHECK_INT(r2, 0);
+    if (r1 == 0 && r2 == 0)
+        sh("rm -rf %s", tmpdir);
+    else
+        fprintf(stderr, "generated sources kept in %s\n", tmpdir);
+}
+
+int main(void)
+{
+    test_micro();
+    test_errors();
+    test_text();
+    test_kernels();
+    return CHECK_DONE();
+}
