@@ -121,17 +121,6 @@ bool cg_generate(const sp_target *t, const sp_problem *p, const sp_config *c, cg
 
 /* ---- host CPU kernels (host.c) ---- */
 
-/* The register micro-tile of a host kernel: mr rows of A times nr columns of
- * B accumulate in vector registers. */
-typedef struct {
-    int mr, nr;
-} cg_micro;
-
-/* The micro-tile the generator picks for a machine whose vectors hold
- * simd_floats floats (16 AVX-512, 8 AVX2, 4 otherwise) and which has vregs
- * vector registers. */
-cg_micro cg_host_micro(int simd_floats, int vregs);
-
 /* Writes self-contained C source defining
  *   void SYMBOL(int M, int N, int K, const float *A, int lda,
  *               const float *B, int ldb, float *C, int ldc)
@@ -139,12 +128,13 @@ cg_micro cg_host_micro(int simd_floats, int vregs);
  * for all): strategy = which packed block stays resident (IS: the A block,
  * WS: the B block, OS: the C block over the k loop), m, n, k = cache blocks,
  * double_buffer = pack the next block while the current one computes,
- * cores/split = OpenMP threads over M, N or both, micro-tile mt. The source
+ * cores/split = OpenMP threads over M, N or both, mr x nr = the register
+ * micro-tile (mr rows of A x nr columns of B; both required, nr a multiple of
+ * 4, see sp_micro_default for the usual choice). The source
  * picks AVX-512, AVX2+FMA or portable GCC vector code at compile time and
  * builds with `cc -O3 -march=native -fopenmp -c` and nothing else. SYMBOL
  * defaults to nt_sgemm when NULL; several kernels with distinct symbols can
  * share one translation unit. False (err) for a config it cannot honour. */
-bool cg_host_source(FILE *f, const sp_config *c, cg_micro mt, const char *symbol, char *err,
-                    size_t errlen);
+bool cg_host_source(FILE *f, const sp_config *c, const char *symbol, char *err, size_t errlen);
 
 #endif

@@ -87,35 +87,6 @@ static void putf(const out *o, const char *fmt, ...)
     put(o, line);
 }
 
-/* The default micro-tile: mr rows x nv vectors of accumulators, next to the
- * nv vectors of a B row and one broadcast A value (mr*nv + nv + 1 <= vregs).
- * A k step loads mr + nv values for mr*nv FMAs, and on the target machine
- * loads slow the FMAs down even below the load ports' limit, so the tile
- * maximises FMAs per load, mr*nv / (mr + nv), with nv a power of two (N is
- * usually a multiple of one); ties go to fewer vectors. AVX-512 (16 floats,
- * 32 registers): 6 x 64 (24 FMAs per 10 loads, where 14 x 32 has 28 per 16);
- * AVX2 (8, 16): 6 x 16; SSE (4, 16): 6 x 8; NEON (4, 32): 6 x 16. */
-cg_micro cg_host_micro(int simd_floats, int vregs)
-{
-    int w = simd_floats >= 16 ? 16 : simd_floats >= 8 ? 8 : 4;
-    cg_micro best = {1, w};
-    double best_ratio = 0;
-    for (int nv = 1; nv * w <= NR_MAX && nv + 2 <= vregs; nv *= 2) {
-        int mr = (vregs - 1 - nv) / nv;
-        if (mr > MR_MAX)
-            mr = MR_MAX;
-        if (mr < 1)
-            continue;
-        double ratio = (double)(mr * nv) / (mr + nv);
-        if (ratio > best_ratio + 1e-9) {
-            best_ratio = ratio;
-            best.mr = mr;
-            best.nr = nv * w;
-        }
-    }
-    return best;
-}
-
 /* The accumulator name of micro-tile row i, vector v. */
 static void acc_name(char *buf, size_t n, int i, int v)
 {
@@ -480,8 +451,7 @@ static int clamp(int x, int hi) { return x < hi ? x : hi; }
 
 /* Checks the config and tile, then emits the kernel (see codegen.h); nothing
  * is written when they are refused. */
-bool cg_host_source(FILE *f, const sp_config *c, cg_micro mt, const char *symbol, char *err,
-                    size_t errlen)
+bool cg_host_source(FILE *f, const sp_config *c, const char *symbol, char *err, size_t errlen)
 {
     char msg[160];
     if (!f || !c)
@@ -501,12 +471,12 @@ bool cg_host_source(FILE *f, const sp_config *c, cg_micro mt, const char *symbol
     }
     if (c->strategy >= SP_NSTRATEGY || c->split >= SP_NSPLIT || c->double_buffer > 1)
         return fail(err, errlen, "host kernel: unknown strategy, split or double_buffer value");
-    if (mt.mr < 1 || mt.mr > MR_MAX || mt.nr < 4 || mt.nr > NR_MAX || mt.nr % 4 ||
-        mt.mr * mt.nr / 4 > ACC_MAX) {
+    int mr = c->mr, nr = c->nr;
+    if (mr < 1 || mr > MR_MAX || nr < 4 || nr > NR_MAX || nr % 4 || mr * nr / 4 > ACC_MAX) {
         snprintf(msg, sizeof msg,
                  "host kernel: micro-tile %dx%d: need 1 <= mr <= %d, nr a multiple of the vector "
                  "width (4) up to %d, mr*nr <= %d",
-                 mt.mr, mt.nr, MR_MAX, NR_MAX, 4 * ACC_MAX);
+                 mr, nr, MR_MAX, NR_MAX, 4 * ACC_MAX);
         return fail(err, errlen, msg);
     }
 
@@ -515,7 +485,6 @@ bool cg_host_source(FILE *f, const sp_config *c, cg_micro mt, const char *symbol
      * anyway. A panel rows are KS floats apart: kc rounded up to a cache line
      * and to an odd number of lines, so the MR rows of a panel fall in
      * distinct L1 sets. */
-    int mr = mt.mr, nr = mt.nr;
     int mc = (clamp(c->m, MC_MAX) + mr - 1) / mr * mr;
     int nc = (clamp(c->n, NC_MAX) + nr - 1) / nr * nr;
     int kc = clamp(c->k, KC_MAX);

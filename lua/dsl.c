@@ -372,7 +372,7 @@ static int l_matmul(lua_State *L)
         ls_fail(L, "matmul", "'name' is missing");
     const char *name = top_name(L, "matmul", "name");
 
-    int dtype = SP_FP16;
+    int dtype = SP_NDTYPE; /* unset: the target's own dtype (ls_check_kinds) */
     if (get(L, "dtype")) {
         if (lua_type(L, -1) != LUA_TSTRING)
             ls_fail(L, "matmul", "'dtype' must be a string");
@@ -463,6 +463,9 @@ bool ls_space_reset(ls_script *s)
     ls_axis_free(&sp->n);
     ls_axis_free(&sp->k);
     ls_axis_free(&sp->cores);
+    free(sp->micro);
+    sp->micro = NULL;
+    sp->nmicro = 0;
     if (s->constraint_ref != LUA_NOREF)
         luaL_unref(s->L, LUA_REGISTRYINDEX, s->constraint_ref);
     s->constraint_ref = LUA_NOREF;
@@ -511,10 +514,79 @@ static void read_double_buffer(lua_State *L, sp_space *sp)
     sp->double_buffer[1] = allowed[1];
 }
 
+/* One micro-tile: "6x64" or {6, 64}; false if it is neither. */
+static bool micro_item(lua_State *L, int idx, sp_micro *u)
+{
+    lua_Integer mr = 0, nr = 0;
+    if (lua_type(L, idx) == LUA_TSTRING) {
+        const char *t = lua_tostring(L, idx);
+        char *end;
+        long a = strtol(t, &end, 10);
+        if (end == t || *end != 'x')
+            return false;
+        const char *second = end + 1;
+        long b = strtol(second, &end, 10);
+        if (end == second || *end)
+            return false;
+        mr = a, nr = b;
+    } else if (lua_istable(L, idx) && lua_rawlen(L, idx) == 2) {
+        lua_rawgeti(L, idx, 1);
+        lua_rawgeti(L, idx, 2);
+        bool ok = ls_get_int(L, -2, &mr) && ls_get_int(L, -1, &nr);
+        lua_pop(L, 2);
+        if (!ok)
+            return false;
+    } else {
+        return false;
+    }
+    if (mr < 1 || mr > 255 || nr < 1 || nr > 255)
+        return false;
+    u->mr = (uint8_t)mr;
+    u->nr = (uint8_t)nr;
+    return true;
+}
+
+/* micro = "6x64" | {6, 64} | a list of them: the CPU micro-tiles to try. */
+static void read_micro(lua_State *L, sp_space *sp)
+{
+    int idx = lua_gettop(L);
+    sp_micro one;
+    bool single = micro_item(L, idx, &one);
+    size_t n = 1;
+    if (!single) {
+        if (!lua_istable(L, idx))
+            ls_fail(L, "space", "'micro' must be a micro-tile \"MRxNR\" (e.g. \"6x64\") or a list of them");
+        n = ls_list_len(L, idx, "space", "micro");
+        if (n == 0)
+            ls_fail(L, "space", "'micro' is empty");
+    }
+    sp_micro *v = malloc(n * sizeof *v);
+    if (!v)
+        luaL_error(L, "not enough memory");
+    free(sp->micro);
+    sp->micro = v;
+    sp->nmicro = 0;
+    for (size_t i = 1; i <= n; i++) {
+        sp_micro u = one;
+        if (!single) {
+            lua_rawgeti(L, idx, (lua_Integer)i);
+            bool ok = micro_item(L, -1, &u);
+            lua_pop(L, 1);
+            if (!ok)
+                ls_fail(L, "space", "'micro' item %zu is not a micro-tile \"MRxNR\" with 1 <= MR, NR <= 255", i);
+        }
+        bool dup = false;
+        for (size_t j = 0; j < sp->nmicro; j++)
+            dup |= sp->micro[j].mr == u.mr && sp->micro[j].nr == u.nr;
+        if (!dup)
+            sp->micro[sp->nmicro++] = u;
+    }
+}
+
 static int l_space(lua_State *L)
 {
     static const char *const keys[] = {"strategy", "m", "n", "k", "double_buffer",
-                                       "cores", "split", "constraint", NULL};
+                                       "cores", "split", "micro", "constraint", NULL};
     ls_script *s = script_of(L);
     char where[LS_WHERE_MAX];
     expect_one_arg(L, "space");
@@ -555,6 +627,10 @@ static int l_space(lua_State *L)
             sp->split[i] = (sp_split)v[i];
         sp->nsplit = n;
     }
+    lua_pop(L, 1);
+
+    if (get(L, "micro"))
+        read_micro(L, sp);
     lua_pop(L, 1);
 
     if (get(L, "constraint")) {
@@ -625,6 +701,7 @@ bool ls_tune_reset(ls_script *s)
     ok = set_str(&t->measure, first_or(s->opts.measures, s->opts.default_measure, "model")) && ok;
     ok = set_str(&t->search, first_or(s->opts.searches, s->opts.default_search, "model")) && ok;
     ok = set_str(&t->command, NULL) && ok;
+    s->measure_given = false;
     t->budget = 32;
     t->seed = 1;
     t->timeout = 60;
@@ -656,6 +733,7 @@ static void read_measure(lua_State *L, ls_script *s)
         check_available(L, "measure", m, known_measures, s->opts.measures);
         if (!set_str(&s->tune.measure, m))
             luaL_error(L, "not enough memory");
+        s->measure_given = true;
         return;
     }
     if (!lua_istable(L, idx))
@@ -687,6 +765,7 @@ static void read_measure(lua_State *L, ls_script *s)
                 join(s->opts.measures, list, sizeof list));
     if (!set_str(&s->tune.command, lua_tostring(L, -1)) || !set_str(&s->tune.measure, "command"))
         luaL_error(L, "not enough memory");
+    s->measure_given = true;
     lua_pop(L, 1);
 }
 

@@ -37,11 +37,21 @@ struct ls_script {
     char constraint_where[LS_WHERE_MAX];
 
     bool have_tune;
+    bool measure_given;              /* tune named a measure (else the target's default) */
     ls_tune tune;                    /* strings are malloc'd, owned here */
     char tune_where[LS_WHERE_MAX];
 
     int config_ref;                  /* the table reused for constraint calls */
 };
+
+/* ---- kinds.c ---- */
+
+/* Reconciles what the script declared with its target's kind: an unset
+ * dtype and measure become the target's own (fp16 + the default measure on
+ * an NPU, fp32 + "host" on a CPU); a dtype the target cannot compute, micro-
+ * tiles on an NPU or beyond the registers, and a backend of the other kind
+ * are "file:line: what: message" errors. */
+bool ls_check_kinds(ls_script *s, char *err, size_t errlen);
 
 /* ---- dsl.c ---- */
 

@@ -154,7 +154,7 @@ bool ls_run_file(ls_script *s, const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "%s: out of memory", path);
         return false;
     }
-    return true;
+    return ls_check_kinds(s, err, errlen);
 }
 
 /* The declared target. */
@@ -233,6 +233,8 @@ int ls_constraint(ls_script *s, const sp_problem *p, const sp_config *c, char *e
     lua_rawset(L, -3);
     set_int(L, "cores", c->cores);
     set_str(L, "split", sp_split_name(c->split));
+    set_int(L, "mr", c->mr);
+    set_int(L, "nr", c->nr);
     set_int(L, "M", p->M);
     set_int(L, "N", p->N);
     set_int(L, "K", p->K);

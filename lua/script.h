@@ -73,4 +73,12 @@ bool ls_builtin_target(const char *name, sp_target *out, char *err, size_t errle
 /* Comma-separated names of the built-in targets (static string). */
 const char *ls_builtin_names(void);
 
+/* Detects the host CPU as a target (kind SP_CPU); false with a reason. */
+typedef bool (*ls_host_fn)(sp_target *out, char *err, size_t errlen);
+
+/* Makes `host` a built-in target whose figures fn detects on first use (once
+ * per process). Call on the main thread before running scripts; without it,
+ * "host" is an unknown target. */
+void ls_set_host(ls_host_fn fn);
+
 #endif

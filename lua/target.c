@@ -14,12 +14,17 @@
 extern const char ls_targets_lua[];
 extern const size_t ls_targets_lua_len;
 
-typedef enum { F_NAME, F_INT, F_I64, F_NUM } field_type;
+typedef enum { F_NAME, F_KIND, F_INT, F_I64, F_NUM } field_type;
+
+/* Which kinds of target a field belongs to. */
+enum { K_NPU = 1 << SP_NPU, K_CPU = 1 << SP_CPU, K_ALL = K_NPU | K_CPU };
 
 typedef struct {
     const char *name; /* dotted: "gm_l1.bandwidth" */
     field_type type;
     size_t off;       /* in sp_target */
+    unsigned kinds;   /* K_NPU, K_CPU or both */
+    bool optional;    /* may be missing from a complete table (stays 0) */
 } field;
 
 #define OFF(m) offsetof(sp_target, m)
@@ -27,46 +32,64 @@ typedef struct {
 #define BUF(b) (OFF(buf_bytes) + (size_t)(b) * sizeof(int64_t))
 #define ALIGN(b) (OFF(buf_align) + (size_t)(b) * sizeof(int))
 #define PATH(p, m) (OFF(path) + (size_t)(p) * sizeof(sp_copy_path) + offsetof(sp_copy_path, m))
+#define CPU(m) (OFF(cpu) + offsetof(sp_cpu, m))
+#define CACHE(l) (CPU(cache) + (size_t)(l) * sizeof(int64_t))
 
 /* Every field of a target table, in the order "missing" is reported. */
 static const field fields[] = {
-    {"name", F_NAME, OFF(name)},
-    {"cores", F_INT, OFF(cores)},
-    {"clock_mhz", F_NUM, OFF(clock_mhz)},
-    {"macs.fp16", F_NUM, MACS(SP_FP16)},
-    {"macs.int8", F_NUM, MACS(SP_INT8)},
-    {"l1", F_I64, BUF(SP_L1)},
-    {"l0a", F_I64, BUF(SP_L0A)},
-    {"l0b", F_I64, BUF(SP_L0B)},
-    {"l0c", F_I64, BUF(SP_L0C)},
-    {"ub", F_I64, BUF(SP_UB)},
-    {"align.l1", F_INT, ALIGN(SP_L1)},
-    {"align.l0a", F_INT, ALIGN(SP_L0A)},
-    {"align.l0b", F_INT, ALIGN(SP_L0B)},
-    {"align.l0c", F_INT, ALIGN(SP_L0C)},
-    {"align.ub", F_INT, ALIGN(SP_UB)},
-    {"gm_l1.bandwidth", F_NUM, PATH(SP_GM_L1, bandwidth)},
-    {"gm_l1.latency", F_NUM, PATH(SP_GM_L1, latency)},
-    {"l1_l0a.bandwidth", F_NUM, PATH(SP_L1_L0A, bandwidth)},
-    {"l1_l0a.latency", F_NUM, PATH(SP_L1_L0A, latency)},
-    {"l1_l0b.bandwidth", F_NUM, PATH(SP_L1_L0B, bandwidth)},
-    {"l1_l0b.latency", F_NUM, PATH(SP_L1_L0B, latency)},
-    {"l0c_ub.bandwidth", F_NUM, PATH(SP_L0C_UB, bandwidth)},
-    {"l0c_ub.latency", F_NUM, PATH(SP_L0C_UB, latency)},
-    {"ub_gm.bandwidth", F_NUM, PATH(SP_UB_GM, bandwidth)},
-    {"ub_gm.latency", F_NUM, PATH(SP_UB_GM, latency)},
-    {"gm_bandwidth", F_NUM, OFF(gm_bandwidth)},
-    {"events", F_INT, OFF(events)},
+    {"name", F_NAME, OFF(name), K_ALL, false},
+    {"kind", F_KIND, OFF(kind), K_ALL, true},
+    {"cores", F_INT, OFF(cores), K_ALL, false},
+    {"clock_mhz", F_NUM, OFF(clock_mhz), K_ALL, false},
+    {"macs.fp16", F_NUM, MACS(SP_FP16), K_NPU, false},
+    {"macs.int8", F_NUM, MACS(SP_INT8), K_NPU, false},
+    {"macs.fp32", F_NUM, MACS(SP_FP32), K_NPU, true},
+    {"l1", F_I64, BUF(SP_L1), K_NPU, false},
+    {"l0a", F_I64, BUF(SP_L0A), K_NPU, false},
+    {"l0b", F_I64, BUF(SP_L0B), K_NPU, false},
+    {"l0c", F_I64, BUF(SP_L0C), K_NPU, false},
+    {"ub", F_I64, BUF(SP_UB), K_NPU, false},
+    {"align.l1", F_INT, ALIGN(SP_L1), K_NPU, false},
+    {"align.l0a", F_INT, ALIGN(SP_L0A), K_NPU, false},
+    {"align.l0b", F_INT, ALIGN(SP_L0B), K_NPU, false},
+    {"align.l0c", F_INT, ALIGN(SP_L0C), K_NPU, false},
+    {"align.ub", F_INT, ALIGN(SP_UB), K_NPU, false},
+    {"gm_l1.bandwidth", F_NUM, PATH(SP_GM_L1, bandwidth), K_NPU, false},
+    {"gm_l1.latency", F_NUM, PATH(SP_GM_L1, latency), K_NPU, false},
+    {"l1_l0a.bandwidth", F_NUM, PATH(SP_L1_L0A, bandwidth), K_NPU, false},
+    {"l1_l0a.latency", F_NUM, PATH(SP_L1_L0A, latency), K_NPU, false},
+    {"l1_l0b.bandwidth", F_NUM, PATH(SP_L1_L0B, bandwidth), K_NPU, false},
+    {"l1_l0b.latency", F_NUM, PATH(SP_L1_L0B, latency), K_NPU, false},
+    {"l0c_ub.bandwidth", F_NUM, PATH(SP_L0C_UB, bandwidth), K_NPU, false},
+    {"l0c_ub.latency", F_NUM, PATH(SP_L0C_UB, latency), K_NPU, false},
+    {"ub_gm.bandwidth", F_NUM, PATH(SP_UB_GM, bandwidth), K_NPU, false},
+    {"ub_gm.latency", F_NUM, PATH(SP_UB_GM, latency), K_NPU, false},
+    {"gm_bandwidth", F_NUM, OFF(gm_bandwidth), K_NPU, false},
+    {"events", F_INT, OFF(events), K_NPU, false},
+    {"simd_floats", F_INT, CPU(simd_floats), K_CPU, false},
+    {"vregs", F_INT, CPU(vregs), K_CPU, false},
+    {"fma_units", F_INT, CPU(fma_units), K_CPU, false},
+    {"load_ports", F_INT, CPU(load_ports), K_CPU, false},
+    {"l1", F_I64, CACHE(SP_CL1), K_CPU, false},
+    {"l2", F_I64, CACHE(SP_CL2), K_CPU, false},
+    {"l3", F_I64, CACHE(SP_CL3), K_CPU, false},
+    {"bandwidth.l2", F_NUM, CPU(bw_l2), K_CPU, false},
+    {"bandwidth.l3", F_NUM, CPU(bw_l3), K_CPU, false},
+    {"bandwidth.mem", F_NUM, CPU(bw_mem), K_CPU, false},
+    {"bandwidth.mem_shared", F_NUM, CPU(bw_mem_shared), K_CPU, false},
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 
 /* Field and group names ("macs", "gm_l1", ...) that can follow prefix
  * (NULL for the top level), as full dotted names, for suggestions. */
-static size_t names_under(const char *prefix, const char **out, char groups[][32])
+static size_t names_under(const char *prefix, unsigned kind, const char **out,
+                          char groups[][32])
 {
     size_t n = 0, plen = prefix ? strlen(prefix) : 0;
     for (size_t i = 0; i < NFIELDS; i++) {
         const char *f = fields[i].name;
+        if (!(fields[i].kinds & kind))
+            continue;
         if (prefix && !(strncmp(f, prefix, plen) == 0 && f[plen] == '.'))
             continue;
         const char *rest = prefix ? f + plen + 1 : f;
@@ -87,11 +110,11 @@ static size_t names_under(const char *prefix, const char **out, char groups[][32
     return n;
 }
 
-static bool is_group(const char *dotted)
+static bool is_group(const char *dotted, unsigned kind)
 {
     size_t len = strlen(dotted);
     for (size_t i = 0; i < NFIELDS; i++)
-        if (strncmp(fields[i].name, dotted, len) == 0 && fields[i].name[len] == '.')
+        if ((fields[i].kinds & kind) && strncmp(fields[i].name, dotted, len) == 0 && fields[i].name[len] == '.')
             return true;
     return false;
 }
@@ -121,6 +144,15 @@ static bool store(lua_State *L, const field *f, sp_target *t, char *err, size_t 
         snprintf(p, SP_NAME_MAX, "%s", s);
         return true;
     }
+    case F_KIND: {
+        int k = lua_type(L, -1) == LUA_TSTRING ? sp_kind_parse(lua_tostring(L, -1)) : -1;
+        if (k < 0) {
+            snprintf(err, errlen, "field 'kind' must be \"npu\" or \"cpu\"");
+            return false;
+        }
+        *(uint8_t *)p = (uint8_t)k;
+        return true;
+    }
     case F_INT:
         if (!ls_get_int(L, -1, &i) || i < -2147483647 || i > 2147483647) {
             snprintf(err, errlen, "field '%s' must be an integer", f->name);
@@ -148,7 +180,7 @@ static bool store(lua_State *L, const field *f, sp_target *t, char *err, size_t 
 
 /* Walks the table at idx whose fields are named under prefix. */
 static bool read_level(lua_State *L, int idx, const char *prefix, const char *skip,
-                       sp_target *t, bool *seen, char *err, size_t errlen)
+                       unsigned kind, sp_target *t, bool *seen, char *err, size_t errlen)
 {
     int top = lua_gettop(L);
     lua_pushnil(L);
@@ -167,22 +199,29 @@ static bool read_level(lua_State *L, int idx, const char *prefix, const char *sk
         }
         snprintf(dotted, sizeof dotted, "%s%s%.60s", prefix ? prefix : "", prefix ? "." : "", key);
         size_t i = 0;
-        while (i < NFIELDS && strcmp(fields[i].name, dotted) != 0)
+        while (i < NFIELDS && !(strcmp(fields[i].name, dotted) == 0 && (fields[i].kinds & kind)))
             i++;
+        bool foreign = is_group(dotted, K_ALL); /* a field of the other kind? */
+        for (size_t j = 0; j < NFIELDS; j++)
+            foreign |= strcmp(fields[j].name, dotted) == 0;
         bool ok;
         if (i < NFIELDS) {
             ok = store(L, &fields[i], t, err, errlen);
             seen[i] = true;
-        } else if (is_group(dotted)) {
+        } else if (is_group(dotted, kind)) {
             ok = lua_istable(L, -1);
             if (!ok)
                 snprintf(err, errlen, "field '%s' must be a table", dotted);
             else
-                ok = read_level(L, lua_gettop(L), dotted, NULL, t, seen, err, errlen);
+                ok = read_level(L, lua_gettop(L), dotted, NULL, kind, t, seen, err, errlen);
+        } else if (foreign) {
+            snprintf(err, errlen, "field '%s' does not apply to a %s target", dotted,
+                     sp_kind_name(kind == K_CPU ? SP_CPU : SP_NPU));
+            ok = false;
         } else {
             const char *cands[NFIELDS];
             char groups[NFIELDS][32];
-            size_t n = names_under(prefix, cands, groups);
+            size_t n = names_under(prefix, kind, cands, groups);
             const char *hint = ls_suggest(dotted, cands, n);
             if (hint)
                 snprintf(err, errlen, "unknown field '%s' (did you mean '%s'?)", dotted, hint);
@@ -205,10 +244,23 @@ bool ls_target_read(lua_State *L, int idx, sp_target *t, bool complete, const ch
                     char *err, size_t errlen)
 {
     bool seen[NFIELDS] = {false};
-    if (!read_level(L, lua_absindex(L, idx), NULL, skip, t, seen, err, errlen))
+    /* The kind decides which fields exist: the table's own `kind`, else the
+     * kind of the target being overridden, else an NPU. */
+    idx = lua_absindex(L, idx);
+    int k = complete ? SP_NPU : t->kind;
+    if (lua_getfield(L, idx, "kind") == LUA_TSTRING && sp_kind_parse(lua_tostring(L, -1)) >= 0)
+        k = sp_kind_parse(lua_tostring(L, -1));
+    lua_pop(L, 1);
+    unsigned kind = 1u << k;
+    if (!read_level(L, idx, NULL, skip, kind, t, seen, err, errlen))
         return false;
+    if (!complete && t->kind != k) {
+        snprintf(err, errlen, "field 'kind' cannot change the kind of a %s target",
+                 sp_kind_name(t->kind));
+        return false;
+    }
     for (size_t i = 0; complete && i < NFIELDS; i++)
-        if (!seen[i]) {
+        if (!seen[i] && !fields[i].optional && (fields[i].kinds & kind)) {
             snprintf(err, errlen, "field '%s' is missing", fields[i].name);
             return false;
         }
@@ -248,6 +300,27 @@ bool ls_targets_load(lua_State *L, char *err, size_t errlen)
     return true;
 }
 
+static ls_host_fn host_fn;
+
+void ls_set_host(ls_host_fn fn) { host_fn = fn; }
+
+/* The host target, detected on first use and remembered. */
+static bool host_target(sp_target *out, char *err, size_t errlen)
+{
+    static sp_target host;
+    static bool have;
+    if (!have) {
+        memset(&host, 0, sizeof host);
+        if (!host_fn(&host, err, errlen))
+            return false;
+        if (!sp_target_check(&host, err, errlen))
+            return false;
+        have = true;
+    }
+    *out = host;
+    return true;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -265,9 +338,11 @@ static void known_names(lua_State *L, char *buf, size_t len)
         while (lua_next(L, -2)) {
             lua_pop(L, 1);
             /* Keys stay alive in the table while it is on the stack. */
-            if (lua_type(L, -1) == LUA_TSTRING && n < 64)
+            if (lua_type(L, -1) == LUA_TSTRING && n < 63)
                 names[n++] = lua_tostring(L, -1);
         }
+        if (host_fn)
+            names[n++] = "host";
         qsort(names, n, sizeof *names, cmp_str);
         for (size_t i = 0; i < n && used < len; i++) {
             int w = snprintf(buf + used, len - used, "%s%s", i ? ", " : "", names[i]);
@@ -282,6 +357,8 @@ static void known_names(lua_State *L, char *buf, size_t len)
 /* Built-in target `name` from the registry of L, read and checked. */
 bool ls_builtin_read(lua_State *L, const char *name, sp_target *out, char *err, size_t errlen)
 {
+    if (host_fn && strcmp(name, "host") == 0)
+        return host_target(out, err, errlen);
     int top = lua_gettop(L);
     lua_getfield(L, LUA_REGISTRYINDEX, LS_TARGETS);
     if (!lua_istable(L, -1) || lua_getfield(L, -1, name) != LUA_TTABLE) {

@@ -9,6 +9,7 @@
 ms_backend *ms_model_open(const ms_settings *s, char *err, size_t errlen);
 ms_backend *ms_sim_open(const ms_settings *s, char *err, size_t errlen);
 ms_backend *ms_command_open(const ms_settings *s, char *err, size_t errlen);
+ms_backend *ms_host_open(const ms_settings *s, char *err, size_t errlen);
 
 static const struct {
     const char *name;
@@ -17,9 +18,10 @@ static const struct {
     {"model", ms_model_open},
     {"sim", ms_sim_open},
     {"command", ms_command_open},
+    {"host", ms_host_open},
 };
 
-const char *const ms_backend_names[] = {"model", "sim", "command", NULL};
+const char *const ms_backend_names[] = {"model", "sim", "host", "command", NULL};
 
 ms_backend *ms_open(const char *name, const ms_settings *settings, char *err, size_t errlen)
 {
@@ -35,6 +37,10 @@ void ms_measure_all(ms_backend *b, const sp_target *t, const sp_problem *p,
                     const sp_candidate *c, size_t n, ms_measurement *out, ms_done_fn done,
                     void *ctx)
 {
+    if (b->measure_batch) {
+        b->measure_batch(b, t, p, c, n, out, done, ctx);
+        return;
+    }
     long count = (long)n;
 #pragma omp parallel for schedule(dynamic, 1) if (b->parallel && count > 1)
     for (long i = 0; i < count; i++) {

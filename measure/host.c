@@ -636,7 +636,7 @@ static void run_job(const char *runner, const char *so, const ms_host_job *j, do
  * at blanks) or cc, adding -Wl,-z,defs -lm so an undefined reference fails at
  * compile time, where it can be pinned on its job. */
 bool ms_host_run(const ms_host_job *jobs, size_t n, const char *workdir, double timeout,
-                 ms_measurement *out, char *err, size_t errlen)
+                 ms_measurement *out, ms_done_fn done, void *ctx, char *err, size_t errlen)
 {
     if (errlen)
         err[0] = '\0';
@@ -722,6 +722,8 @@ bool ms_host_run(const ms_host_job *jobs, size_t n, const char *workdir, double 
         } else
             run_job(run->out, u->out, &jobs[i], timeout, samples, samples + MAX_SAMPLES,
                     samples + 2 * MAX_SAMPLES, &out[i]);
+        if (done)
+            done(ctx, i, &out[i]);
     }
 
     /* Tidy up: keep only the sources of jobs that failed to compile alone. */

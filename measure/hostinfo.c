@@ -95,3 +95,46 @@ void ms_host_detect(ms_hostinfo *h)
     caches(h);
     simd(h);
 }
+
+/* The maximum clock in MHz: cpufreq, else the first "cpu MHz" of
+ * /proc/cpuinfo, else 2000. */
+static double clock_mhz(void)
+{
+    char line[256];
+    if (read_line("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", line, sizeof line)) {
+        double khz = atof(line);
+        if (khz > 0)
+            return khz / 1000.0;
+    }
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    double mhz = 0;
+    while (f && mhz <= 0 && fgets(line, sizeof line, f))
+        if (strncmp(line, "cpu MHz", 7) == 0 && strchr(line, ':'))
+            mhz = atof(strchr(line, ':') + 1);
+    if (f)
+        fclose(f);
+    return mhz > 0 ? mhz : 2000.0;
+}
+
+void ms_host_target(const ms_hostinfo *h, sp_target *t)
+{
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "host");
+    t->kind = SP_CPU;
+    t->cores = h->cores;
+    t->clock_mhz = clock_mhz();
+    sp_cpu *u = &t->cpu;
+    u->simd_floats = h->simd_floats;
+    u->vregs = h->vregs;
+    bool wide = h->simd_floats >= 8;
+    u->fma_units = wide ? 2 : 1;
+    u->load_ports = 2;
+    for (int l = 0; l < SP_NCACHE; l++)
+        u->cache[l] = h->cache[l];
+    /* Calibratable defaults: one core pulls ~64 B/cycle from L2, ~32 from
+     * L3 and ~16 from memory; memory serves ~24 B/cycle to all cores. */
+    u->bw_l2 = 64;
+    u->bw_l3 = 32;
+    u->bw_mem = 16;
+    u->bw_mem_shared = 24;
+}

@@ -23,6 +23,10 @@ typedef struct {
 
 typedef struct ms_backend ms_backend;
 
+/* Called as each measurement completes, one call at a time (never
+ * concurrently), from whichever thread measured it. */
+typedef void (*ms_done_fn)(void *ctx, size_t i, const ms_measurement *m);
+
 /* A measurement backend. measure() must be safe to call concurrently on
  * different candidates when `parallel` is set. */
 struct ms_backend {
@@ -31,6 +35,11 @@ struct ms_backend {
     bool parallel;
     void (*measure)(ms_backend *b, const sp_target *t, const sp_problem *p,
                     const sp_candidate *c, ms_measurement *out);
+    /* Optional: measures n candidates at once (e.g. one compile for all),
+     * calling done as each completes; used by ms_measure_all when set. */
+    void (*measure_batch)(ms_backend *b, const sp_target *t, const sp_problem *p,
+                          const sp_candidate *c, size_t n, ms_measurement *out,
+                          ms_done_fn done, void *ctx);
     /* Optional: checks the candidate's result against a reference (slower
      * than measure); turns an ok measurement into wrong/crash/illegal. */
     void (*verify)(ms_backend *b, const sp_target *t, const sp_problem *p,
@@ -82,10 +91,17 @@ typedef struct {
  * median is within 2% or a time cap, GSL statistics; value = median seconds).
  * A compile error is MS_ILLEGAL (first compiler line in detail), a crash
  * MS_CRASH, a hang MS_TIMEOUT, a wrong result MS_WRONG; the others still run.
- * Timed runs go one at a time (the machine is the instrument). False only when
- * the work directory cannot be made or memory runs out. */
+ * Timed runs go one at a time (the machine is the instrument); done (may be
+ * NULL) hears of each job as its measurement is final. False only when the
+ * work directory cannot be made or memory runs out. */
 bool ms_host_run(const ms_host_job *jobs, size_t n, const char *workdir, double timeout,
-                 ms_measurement *out, char *err, size_t errlen);
+                 ms_measurement *out, ms_done_fn done, void *ctx, char *err, size_t errlen);
+
+/* The host as a target (kind SP_CPU): the detected cores, caches, vector
+ * width and registers, the clock from cpufreq (or /proc/cpuinfo), and
+ * calibratable defaults for what cannot be read (2 FMA units and 2 load
+ * ports with AVX2/AVX-512, bandwidths). */
+void ms_host_target(const ms_hostinfo *h, sp_target *t);
 
 /* Names of the backends this build has, NULL-terminated. */
 extern const char *const ms_backend_names[];
@@ -101,9 +117,6 @@ typedef struct {
  * NULL with a one-line reason in err otherwise. */
 ms_backend *ms_open(const char *name, const ms_settings *settings, char *err, size_t errlen);
 
-/* Called as each measurement completes, one call at a time (never
- * concurrently), from whichever thread measured it. */
-typedef void (*ms_done_fn)(void *ctx, size_t i, const ms_measurement *m);
 
 /* Measures n candidates into out[0..n), in parallel when the backend allows;
  * done (may be NULL) hears of each as it completes. */

@@ -17,7 +17,7 @@ static uint64_t key(const sp_problem *p, const sp_config *c)
 {
     uint64_t h = rs_fnv(RS_FNV_BASIS, p->name, strlen(p->name) + 1);
     int64_t v[] = {p->M, p->N, p->K, p->batch, p->dtype, c->m, c->n, c->k, c->cores,
-                   c->strategy, c->double_buffer ? 1 : 0, c->split};
+                   c->strategy, c->double_buffer ? 1 : 0, c->split, c->mr, c->nr};
     return rs_fnv(h, v, sizeof v);
 }
 
@@ -28,7 +28,8 @@ static bool same(const rs_entry *e, const sp_problem *p, const sp_config *c)
     return strcmp(q->name, p->name) == 0 && q->M == p->M && q->N == p->N && q->K == p->K &&
            q->batch == p->batch && q->dtype == p->dtype && d->m == c->m && d->n == c->n &&
            d->k == c->k && d->cores == c->cores && d->strategy == c->strategy &&
-           !d->double_buffer == !c->double_buffer && d->split == c->split;
+           !d->double_buffer == !c->double_buffer && d->split == c->split && d->mr == c->mr &&
+           d->nr == c->nr;
 }
 
 /* The slot holding (p, c), or the empty slot where it would go. */

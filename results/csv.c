@@ -11,25 +11,26 @@
 
 const char rs_journal_header[] =
     "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,"
-    "load_volume_elems,est_cycles,backend,status,measured,unit";
+    "load_volume_elems,est_cycles,backend,status,measured,unit,micro";
 const char rs_table_header[] =
-    "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,measured,unit";
+    "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,measured,unit,"
+    "micro";
 
 /* Column positions: the first 14 are shared, the rest differ per file. */
 enum {
     C_PROBLEM, C_M, C_N, C_K, C_BATCH, C_DTYPE, C_TARGET, C_STRATEGY, C_TM, C_TN, C_TK,
     C_DB, C_CORES, C_SPLIT, C_SHARED,
-    J_LOAD = C_SHARED, J_EST, J_BACKEND, J_STATUS, J_MEASURED, J_UNIT,
-    T_MEASURED = C_SHARED, T_UNIT
+    J_LOAD = C_SHARED, J_EST, J_BACKEND, J_STATUS, J_MEASURED, J_UNIT, J_MICRO,
+    T_MEASURED = C_SHARED, T_UNIT, T_MICRO
 };
 
 static const char *const journal_names[RS_JOURNAL_COLUMNS] = {
     "problem", "M", "N", "K", "batch", "dtype", "target", "strategy", "m", "n", "k",
     "double_buffer", "cores", "split", "load_volume_elems", "est_cycles", "backend", "status",
-    "measured", "unit"};
+    "measured", "unit", "micro"};
 static const char *const table_names[RS_TABLE_COLUMNS] = {
     "problem", "M", "N", "K", "batch", "dtype", "target", "strategy", "m", "n", "k",
-    "double_buffer", "cores", "split", "measured", "unit"};
+    "double_buffer", "cores", "split", "measured", "unit", "micro"};
 
 /* Non-empty, no comma, quote or line break. */
 bool rs_csv_safe(const char *s)
@@ -82,9 +83,11 @@ size_t rs_format_row(char *buf, size_t len, const rs_row *r, bool journal)
 {
     const sp_problem *p = r->problem;
     const sp_config *c = &r->cand->config;
-    char meas[40] = "", load[40] = "", est[40] = "";
+    char meas[40] = "", load[40] = "", est[40] = "", micro[16] = "";
     if (strcmp(r->status, "ok") == 0)
         number(meas, sizeof meas, r->measured);
+    if (c->mr || c->nr) /* CPU configs: the register micro-tile */
+        snprintf(micro, sizeof micro, "%dx%d", c->mr, c->nr);
     int n = snprintf(buf, len, "%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
                                ",%s,%s,%s,%d,%d,%d,%d,%d,%s,",
                      p->name, p->M, p->N, p->K, p->batch, sp_dtype_name(p->dtype), r->target,
@@ -96,10 +99,10 @@ size_t rs_format_row(char *buf, size_t len, const rs_row *r, bool journal)
     if (journal) {
         number(load, sizeof load, r->cand->fig.load_elems);
         number(est, sizeof est, r->cand->fig.est_cycles);
-        n = snprintf(rest, left, "%s,%s,%s,%s,%s,%s\n", load, est, r->backend, r->status, meas,
-                     r->unit);
+        n = snprintf(rest, left, "%s,%s,%s,%s,%s,%s,%s\n", load, est, r->backend, r->status,
+                     meas, r->unit, micro);
     } else {
-        n = snprintf(rest, left, "%s,%s\n", meas, r->unit);
+        n = snprintf(rest, left, "%s,%s,%s\n", meas, r->unit, micro);
     }
     return used + (n > 0 ? (size_t)n : 0);
 }
@@ -222,7 +225,7 @@ bool rs_parse_row(char *line, bool journal, rs_entry *e, const char *path, long 
         !integer(&w, C_K, f[C_K], 1, big, &p->K) ||
         !integer(&w, C_BATCH, f[C_BATCH], 1, big, &p->batch))
         return false;
-    if (!choice(&w, C_DTYPE, f[C_DTYPE], sp_dtype_parse, "fp16 or int8", &v))
+    if (!choice(&w, C_DTYPE, f[C_DTYPE], sp_dtype_parse, "fp16, int8 or fp32", &v))
         return false;
     p->dtype = (sp_dtype)v;
     if (!text(&w, C_TARGET, f[C_TARGET], e->target, sizeof e->target) ||
@@ -255,5 +258,22 @@ bool rs_parse_row(char *line, bool journal, rs_entry *e, const char *path, long 
         if (!real(&w, measured, f[measured], &e->measured))
             return false;
     }
-    return text(&w, unit, f[unit], e->unit, sizeof e->unit);
+    if (!text(&w, unit, f[unit], e->unit, sizeof e->unit))
+        return false;
+    const char *m = f[journal ? J_MICRO : T_MICRO];
+    if (*m) { /* "MRxNR", each 1..255 */
+        int64_t mr, nr;
+        char *x = strchr(m, 'x');
+        if (!x)
+            return fail(&w, "field 'micro' is not a micro-tile MRxNR: '%s'", m);
+        *x = '\0';
+        bool okm = integer(&w, journal ? J_MICRO : T_MICRO, m, 1, 255, &mr) &&
+                   integer(&w, journal ? J_MICRO : T_MICRO, x + 1, 1, 255, &nr);
+        *x = 'x';
+        if (!okm)
+            return false;
+        c->mr = (uint8_t)mr;
+        c->nr = (uint8_t)nr;
+    }
+    return true;
 }

@@ -14,13 +14,17 @@ static const char rules[] =
     " *     |ln batch/batch'| (computed as the product of the max/min ratios, which\n"
     " *     orders the same without libm; ties go to the earlier entry). With\n"
     " *     pad(x, f) = x rounded up to a multiple of f and the dtype's fractal\n"
-    " *     m0 x n0 x k0 (fp16 16x16x16, int8 16x16x32), a config is legal when\n"
+    " *     m0 x n0 x k0 (fp16 16x16x16, int8 16x16x32, fp32 16x16x16), a config\n"
+    " *     is legal when\n"
     " *     m <= pad(M, m0), n <= pad(N, n0), k <= pad(K, k0); IS and WS have\n"
     " *     k == pad(K, k0); and its split leaves no core idle: with\n"
     " *     TM = ceil(pad(M, m0) / m) and TN = ceil(pad(N, n0) / n), one core is\n"
     " *     always fine, split M needs TM >= cores, split N needs TN >= cores,\n"
     " *     split MN needs a grid r x cores/r with r dividing cores,\n"
-    " *     2 <= r <= cores/2, r <= TM and cores/r <= TN. (Alignment, buffer\n"
+    " *     2 <= r <= cores/2, r <= TM and cores/r <= TN. Host (fp32) entries\n"
+    " *     have a register micro-tile mr x nr: no dimension or k == K rule (the\n"
+    " *     kernel clamps its blocks), and TM, TN count micro-tiles, ceil(M / mr)\n"
+    " *     and ceil(N / nr). (Alignment, buffer\n"
     " *     capacities and the core count do not depend on the shape: every\n"
     " *     entry already meets them.)\n"
     " *  3. default: the first entry of this dtype, else the first entry (also\n"
@@ -83,7 +87,7 @@ static void entry(FILE *f, const rs_entry *e)
     real(f, e->measured);
     fputs(", ", f);
     literal(f, e->unit);
-    fputs("},\n", f);
+    fprintf(f, ", %d, %d},\n", c->mr, c->nr);
 }
 
 /* The fractal of each dtype, as the space library defines it. */
@@ -132,14 +136,14 @@ static const char lookup[] =
     "    long Np = npu_tune_pad_(N, npu_tune_fractal_(e->dtype, 1));\n"
     "    long Kp = npu_tune_pad_(K, npu_tune_fractal_(e->dtype, 2));\n"
     "    long TM, TN, r;\n"
-    "    if (e->m > Mp || e->n > Np || e->k > Kp)\n"
+    "    if (e->mr < 1 && (e->m > Mp || e->n > Np || e->k > Kp))\n"
     "        return 0;\n"
-    "    if (!npu_tune_streq_(e->strategy, \"OS\") && e->k != Kp)\n"
+    "    if (e->mr < 1 && !npu_tune_streq_(e->strategy, \"OS\") && e->k != Kp)\n"
     "        return 0;\n"
     "    if (e->cores == 1)\n"
     "        return 1;\n"
-    "    TM = (Mp + e->m - 1) / e->m;\n"
-    "    TN = (Np + e->n - 1) / e->n;\n"
+    "    TM = e->mr > 0 ? (M + e->mr - 1) / e->mr : (Mp + e->m - 1) / e->m;\n"
+    "    TN = e->nr > 0 ? (N + e->nr - 1) / e->nr : (Np + e->n - 1) / e->n;\n"
     "    if (npu_tune_streq_(e->split, \"M\"))\n"
     "        return TM >= e->cores;\n"
     "    if (npu_tune_streq_(e->split, \"N\"))\n"
@@ -219,7 +223,7 @@ bool rs_header_write(FILE *f, const rs_entry *e, size_t n, const rs_signature *s
     fputs("typedef struct {\n"
           "    const char *problem;\n"
           "    long M, N, K, batch;\n"
-          "    const char *dtype;    /* \"fp16\" or \"int8\" */\n"
+          "    const char *dtype;    /* \"fp16\", \"int8\" or \"fp32\" (host) */\n"
           "    const char *target;\n"
           "    const char *strategy; /* \"IS\", \"WS\" or \"OS\" */\n"
           "    int m, n, k;          /* the tile */\n"
@@ -228,13 +232,14 @@ bool rs_header_write(FILE *f, const rs_entry *e, size_t n, const rs_signature *s
           "    const char *split;    /* \"M\", \"N\" or \"MN\" */\n"
           "    double measured;      /* the best measurement, in unit */\n"
           "    const char *unit;     /* \"cycles\" or \"s\" */\n"
+          "    int mr, nr;           /* host: the register micro-tile; 0 on NPUs */\n"
           "} npu_tune_entry;\n\n",
           f);
     fputs("static const npu_tune_entry npu_tune_table[] = {\n", f);
     for (size_t i = 0; i < n; i++)
         entry(f, &e[i]);
     if (n == 0) /* C has no empty arrays: a placeholder that lookup never returns */
-        fputs("    {\"\", 0, 0, 0, 0, \"\", \"\", \"\", 0, 0, 0, 0, 0, \"\", 0.0, \"\"},\n", f);
+        fputs("    {\"\", 0, 0, 0, 0, \"\", \"\", \"\", 0, 0, 0, 0, 0, \"\", 0.0, \"\", 0, 0},\n", f);
     fprintf(f, "};\n\nenum { npu_tune_table_size = %zu };\n\n", n);
     fputs(functions, f);
     fractal_function(f);

@@ -105,7 +105,36 @@ typedef struct {
     const int32_t *mv, *nv, *kv;
     size_t nm, nn, nk;
     sp_divisors *divs; /* per entry of the cores axis */
+    const sp_micro *micro; /* CPU targets: the micro-tiles to try */
+    size_t nmicro;
 } walk_args;
+
+/* The CPU form of walk_item: blocks need no alignment, the micro-tile is one
+ * more axis, and the cache rules judge (sp_cpu_check, as sp_check does). */
+static void walk_item_cpu(const walk_args *w, int st, int db, int32_t m, sink *out)
+{
+    const sp_space *s = w->s;
+    for (size_t ki = 0; ki < w->nk; ki++)
+        for (size_t ni = 0; ni < w->nn; ni++)
+            for (size_t ui = 0; ui < w->nmicro; ui++)
+                for (size_t ci = 0; ci < s->cores.n; ci++) {
+                    int32_t cores = s->cores.v[ci];
+                    int nsplit = cores == 1 ? 1 : s->nsplit;
+                    for (int si = 0; si < nsplit; si++) {
+                        sp_candidate c;
+                        c.config = (sp_config){.m = m, .n = w->nv[ni], .k = w->kv[ki],
+                                               .cores = cores, .strategy = (uint8_t)st,
+                                               .double_buffer = (uint8_t)db,
+                                               .split = (uint8_t)s->split[si],
+                                               .mr = w->micro[ui].mr, .nr = w->micro[ui].nr};
+                        int gm, gn;
+                        if (sp_cpu_check(&w->x, &c.config) || !sp_cpu_grid(w->x.p, &c.config, &gm, &gn))
+                            continue;
+                        sp_cpu_model(&w->x, &c.config, gm, gn, &c.fig);
+                        emit(out, &c);
+                    }
+                }
+}
 
 /* All legal candidates with strategy st, double buffering db and tile rows m.
  * Axes ascend, so a capacity overflow ends the loop over the growing axis. */
@@ -114,6 +143,10 @@ static void walk_item(const walk_args *w, int st, int db, int32_t m, sink *out)
     const sp_ctx *x = &w->x;
     const sp_target *t = x->t;
     const sp_space *s = w->s;
+    if (t->kind == SP_CPU) {
+        walk_item_cpu(w, st, db, m, out);
+        return;
+    }
     if (m % x->m0)
         return;
     for (size_t ki = 0; ki < w->nk; ki++) {
@@ -165,6 +198,9 @@ static sink *run(const sp_target *t, const sp_problem *p, const sp_space *s, int
     walk_args w;
     sp_ctx_init(&w.x, t, p);
     w.s = s;
+    sp_micro dflt = sp_micro_default(t);
+    w.micro = s->nmicro ? s->micro : &dflt;
+    w.nmicro = t->kind != SP_CPU ? 0 : s->nmicro ? s->nmicro : 1;
     int32_t *own_m, *own_n, *own_k;
     w.nm = axis_values(&s->m, w.x.Mp, w.x.m0, &w.mv, &own_m);
     w.nn = axis_values(&s->n, w.x.Np, w.x.n0, &w.nv, &own_n);
@@ -181,7 +217,7 @@ static sink *run(const sp_target *t, const sp_problem *p, const sp_space *s, int
         nst += s->strategy[st];
     if (counts && ok) {
         counts->raw = (int64_t)nst * ndb * (int64_t)w.nm * (int64_t)w.nn * (int64_t)w.nk *
-                      (int64_t)s->cores.n * s->nsplit;
+                      (int64_t)s->cores.n * s->nsplit * (int64_t)(w.nmicro ? w.nmicro : 1);
         counts->legal = 0;
     }
     for (int i = 0; ok && i < nthreads; i++) {

@@ -75,6 +75,20 @@ typedef struct {
 
 void sp_plan_init(sp_plan *pl, const sp_ctx *x, int64_t m, int64_t n, int64_t k);
 
+/* ---- CPU targets (cpu.c) ---- */
+
+/* Bytes config c needs resident in cache level SP_CL1/2/3 (per thread). */
+int64_t sp_cpu_need(const sp_config *c, int level);
+/* The L3 bytes each of `threads` threads may use. */
+int64_t sp_cpu_l3_share(const sp_target *t, int threads);
+/* The thread grid of a CPU config (threads split micro-tiles); false if a
+ * thread would idle. */
+bool sp_cpu_grid(const sp_problem *p, const sp_config *c, int *gm, int *gn);
+/* Violated rules of c on a CPU target. */
+unsigned sp_cpu_check(const sp_ctx *x, const sp_config *c);
+/* The model of a legal CPU config on a gm x gn thread grid. */
+void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figures *f);
+
 /* The model for a legal config whose tile plan and core grid are known. */
 void sp_model_plan(const sp_ctx *x, const sp_config *c, const sp_plan *pl, int gm, int gn,
                    sp_figures *f);

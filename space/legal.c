@@ -24,10 +24,10 @@ void sp_ctx_init(sp_ctx *x, const sp_target *t, const sp_problem *p)
     x->Np = sp_pad(p->N, d->n0);
     x->Kp = sp_pad(p->K, d->k0);
     for (int i = 0; i < SP_NPATH; i++) {
-        x->inv_bw[i] = 1.0 / t->path[i].bandwidth;
+        x->inv_bw[i] = t->path[i].bandwidth > 0 ? 1.0 / t->path[i].bandwidth : 0;
         x->lat[i] = t->path[i].latency;
     }
-    x->inv_macs = 1.0 / t->macs[p->dtype];
+    x->inv_macs = t->macs[p->dtype] > 0 ? 1.0 / t->macs[p->dtype] : 0;
 }
 
 void sp_divisors_of(int cores, sp_divisors *d)
@@ -77,6 +77,8 @@ bool sp_grid_div(int cores, int split, int64_t TM, int64_t TN, const sp_divisors
 
 bool sp_grid(const sp_problem *p, const sp_config *c, int *gm, int *gn)
 {
+    if (c->mr || c->nr)
+        return sp_cpu_grid(p, c, gm, gn);
     const sp_dtype_info *d = sp_dtype_get(p->dtype);
     if (c->m < 1 || c->n < 1)
         return false;
@@ -91,8 +93,12 @@ unsigned sp_check(const sp_target *t, const sp_problem *p, const sp_config *c)
 {
     sp_ctx x;
     sp_ctx_init(&x, t, p);
+    if (t->kind == SP_CPU)
+        return sp_cpu_check(&x, c);
     unsigned bad = 0;
     int db = c->double_buffer ? 1 : 0;
+    if (!sp_target_computes(t, p->dtype)) bad |= SP_BAD_DTYPE;
+    if (c->mr || c->nr) bad |= SP_BAD_MICRO;
     if (c->m < 1 || c->m % x.m0) bad |= SP_BAD_ALIGN_M;
     if (c->n < 1 || c->n % x.n0) bad |= SP_BAD_ALIGN_N;
     if (c->k < 1 || c->k % x.k0) bad |= SP_BAD_ALIGN_K;
@@ -183,7 +189,50 @@ int sp_explain(const sp_target *t, const sp_problem *p, const sp_config *c, char
     if (bad & SP_BAD_CORES)
         line(out, outlen, &used, "cores = %d, but target '%s' has %d", c->cores, t->name,
              t->cores);
-    if (bad & SP_BAD_SPLIT) {
+    if (bad & SP_BAD_DTYPE)
+        line(out, outlen, &used, "target '%s' (%s) does not compute %s", t->name,
+             sp_kind_name(t->kind), dt);
+    if (bad & SP_BAD_MICRO) {
+        const sp_cpu *u = &t->cpu;
+        if (t->kind != SP_CPU)
+            line(out, outlen, &used, "micro-tile %dx%d: NPU targets have no register micro-tile",
+                 c->mr, c->nr);
+        else if (c->mr < 1 || c->nr < 1 || c->nr % u->simd_floats)
+            line(out, outlen, &used,
+                 "micro-tile %dx%d: nr must be a positive multiple of the %d-float vector",
+                 c->mr, c->nr, u->simd_floats);
+        else {
+            int nv = c->nr / u->simd_floats;
+            line(out, outlen, &used,
+                 "micro-tile %dx%d needs %d accumulators + %d B vectors + 1 broadcast = %d "
+                 "vector registers, '%s' has %d",
+                 c->mr, c->nr, c->mr * nv, nv, c->mr * nv + nv + 1, t->name, u->vregs);
+        }
+    }
+    if (bad & SP_BAD_CACHE1)
+        line(out, outlen, &used,
+             "L1d overflows: the A micro-panel %dx%d fp32 needs %lld bytes kept to half of L1d "
+             "(the rest streams B and C), L1d has %lld",
+             c->mr, c->k, (long long)sp_cpu_need(c, SP_CL1), (long long)t->cpu.cache[SP_CL1]);
+    if (bad & SP_BAD_CACHE2) {
+        snprintf(tile, sizeof tile, "the packed B block %dx%d fp32", c->k, c->n);
+        buffer_line(out, outlen, &used, "L2", tile, sp_cpu_need(c, SP_CL2), t->cpu.cache[SP_CL2],
+                    db);
+    }
+    if (bad & SP_BAD_CACHE3)
+        line(out, outlen, &used,
+             "L3 overflows: %s keeps the %s block %dx%d fp32 resident, %lld bytes%s, the L3 "
+             "share of %d thread%s is %lld",
+             sp_strategy_name(c->strategy), c->strategy == SP_IS ? "packed A" : "C",
+             c->m, c->strategy == SP_IS ? c->k : c->n, (long long)sp_cpu_need(c, SP_CL3),
+             db ? " (double-buffered: two copies)" : "", c->cores, c->cores == 1 ? "" : "s",
+             (long long)sp_cpu_l3_share(t, c->cores));
+    if (bad & SP_BAD_SPLIT && t->kind == SP_CPU) {
+        line(out, outlen, &used,
+             "split %s over %d threads leaves threads idle: %lldx%lld micro-tiles of %dx%d",
+             sp_split_name(c->split), c->cores, (long long)sp_ceil_div(p->M, c->mr),
+             (long long)sp_ceil_div(p->N, c->nr), c->mr, c->nr);
+    } else if (bad & SP_BAD_SPLIT) {
         int64_t TM = sp_ceil_div(x.Mp, c->m), TN = sp_ceil_div(x.Np, c->n);
         if (c->split == SP_SPLIT_MN)
             line(out, outlen, &used,

@@ -193,6 +193,10 @@ void sp_model(const sp_target *t, const sp_problem *p, const sp_config *c, sp_fi
     int gm = 1, gn = 1;
     sp_ctx_init(&x, t, p);
     sp_grid(p, c, &gm, &gn);
+    if (t->kind == SP_CPU) {
+        sp_cpu_model(&x, c, gm, gn, f);
+        return;
+    }
     sp_plan_init(&pl, &x, c->m, c->n, c->k);
     sp_model_plan(&x, c, &pl, gm, gn, f);
 }

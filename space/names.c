@@ -11,11 +11,15 @@ static const char *const path_names[SP_NPATH] = {"GM->L1", "L1->L0A", "L1->L0B",
                                                  "L0C->UB", "UB->GM"};
 
 /* fp16: 16x16 fractals, fp32 accumulation; int8: 16x32 fractals (512 bytes,
- * as the cube takes them), int32 accumulation. */
+ * as the cube takes them), int32 accumulation; fp32 (CPU targets): no
+ * fractal, but default axes step through blocks in 16s. */
 static const sp_dtype_info dtypes[SP_NDTYPE] = {
     [SP_FP16] = {"fp16", 2, 4, 16, 16, 16},
     [SP_INT8] = {"int8", 1, 4, 16, 16, 32},
+    [SP_FP32] = {"fp32", 4, 4, 16, 16, 16},
 };
+
+static const char *const kind_names[SP_NKIND] = {"npu", "cpu"};
 
 static const char *name_of(const char *const *names, int n, int i)
 {
@@ -40,6 +44,8 @@ const char *sp_dtype_name(int d)
     return d >= 0 && d < SP_NDTYPE ? dtypes[d].name : NULL;
 }
 
+const char *sp_kind_name(int k) { return name_of(kind_names, SP_NKIND, k); }
+int sp_kind_parse(const char *s) { return parse(kind_names, SP_NKIND, s); }
 int sp_strategy_parse(const char *s) { return parse(strategy_names, SP_NSTRATEGY, s); }
 int sp_split_parse(const char *s) { return parse(split_names, SP_NSPLIT, s); }
 

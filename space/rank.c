@@ -15,6 +15,8 @@ int sp_cmp_config(const sp_config *a, const sp_config *b)
     CMP(a->double_buffer, b->double_buffer);
     CMP(a->cores, b->cores);
     CMP(a->split, b->split);
+    CMP(a->mr, b->mr);
+    CMP(a->nr, b->nr);
     return 0;
 }
 

@@ -28,5 +28,8 @@ void sp_space_free(sp_space *s)
     free(s->n.v);
     free(s->k.v);
     free(s->cores.v);
+    free(s->micro);
+    s->micro = NULL;
+    s->nmicro = 0;
     s->m = s->n = s->k = s->cores = (sp_axis){0};
 }

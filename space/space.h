@@ -11,7 +11,14 @@
 
 typedef enum { SP_IS, SP_WS, SP_OS, SP_NSTRATEGY } sp_strategy;
 typedef enum { SP_SPLIT_M, SP_SPLIT_N, SP_SPLIT_MN, SP_NSPLIT } sp_split;
-typedef enum { SP_FP16, SP_INT8, SP_NDTYPE } sp_dtype;
+typedef enum { SP_FP16, SP_INT8, SP_FP32, SP_NDTYPE } sp_dtype;
+
+/* What a target is: a DaVinci-like NPU (buffers, copy paths, cube) or a CPU
+ * (caches, vector registers, FMA units). fp16/int8 run on NPUs, fp32 on CPUs. */
+typedef enum { SP_NPU, SP_CPU, SP_NKIND } sp_kind;
+
+/* Cache levels of a CPU target. */
+typedef enum { SP_CL1, SP_CL2, SP_CL3, SP_NCACHE } sp_cache;
 
 /* On-chip buffers of a DaVinci-like core. */
 typedef enum { SP_L1, SP_L0A, SP_L0B, SP_L0C, SP_UB, SP_NBUF } sp_buffer;
@@ -24,12 +31,27 @@ typedef struct {
     double latency;   /* cycles per copy instruction */
 } sp_copy_path;
 
-/* Hardware description of one NPU: per-core buffers and paths, shared GM. */
+/* A CPU core and its memory: the vector unit that runs the micro-kernel and
+ * the cache hierarchy the blocks must stay resident in. */
+typedef struct {
+    int simd_floats;              /* fp32 lanes per vector register */
+    int vregs;                    /* vector registers */
+    int fma_units;                /* vector FMAs issued per cycle */
+    int load_ports;               /* vector loads per cycle */
+    int64_t cache[SP_NCACHE];     /* bytes: L1d and L2 per core, L3 shared (0: none) */
+    double bw_l2, bw_l3, bw_mem;  /* bytes/cycle into one core from L2, L3, memory */
+    double bw_mem_shared;         /* bytes/cycle from memory for all cores together */
+} sp_cpu;
+
+/* Hardware description of one target. An NPU has per-core buffers and paths
+ * and a shared GM; a CPU (kind SP_CPU) fills name, cores, clock_mhz and cpu. */
 typedef struct {
     char name[SP_NAME_MAX];
-    int cores;                    /* AI (cube) cores */
+    uint8_t kind;                 /* sp_kind */
+    int cores;                    /* AI (cube) cores, or CPU cores */
     double clock_mhz;
-    double macs[SP_NDTYPE];       /* cube MACs per cycle per input dtype */
+    sp_cpu cpu;                   /* CPU targets only */
+    double macs[SP_NDTYPE];       /* cube MACs per cycle per input dtype (0: not supported) */
     int64_t buf_bytes[SP_NBUF];
     int buf_align[SP_NBUF];       /* bytes; transfers are whole granules */
     sp_copy_path path[SP_NPATH];
@@ -52,13 +74,20 @@ typedef struct {
     int64_t M, N, K, batch;
 } sp_problem;
 
-/* One point of the search space. */
+/* One point of the search space. On a CPU, m x n x k are the cache blocks and
+ * mr x nr the register micro-tile (0 x 0 on NPUs, which have none). */
 typedef struct {
     int32_t m, n, k, cores;
     uint8_t strategy;      /* sp_strategy */
     uint8_t double_buffer; /* 0 or 1 */
     uint8_t split;         /* sp_split */
+    uint8_t mr, nr;        /* CPU micro-tile: rows of A x columns of B */
 } sp_config;
+
+/* A register micro-tile (CPU targets). */
+typedef struct {
+    uint8_t mr, nr;
+} sp_micro;
 
 /* Model figures of a legal config (whole problem unless named per core). */
 typedef struct {
@@ -90,6 +119,8 @@ typedef struct {
     sp_axis cores;
     sp_split split[SP_NSPLIT]; /* in the user's order */
     int nsplit;
+    sp_micro *micro;           /* CPU micro-tiles; none: the target's default */
+    size_t nmicro;
 } sp_space;
 
 /* Why a config is illegal: a bit per rule. */
@@ -105,7 +136,12 @@ enum {
     SP_BAD_L1      = 1 << 8,
     SP_BAD_CORES   = 1 << 9,   /* more cores than the target has */
     SP_BAD_SPLIT   = 1 << 10,  /* a core would get no work / no 2-D grid */
-    SP_BAD_LAST    = 1 << 11
+    SP_BAD_MICRO   = 1 << 11,  /* CPU: the micro-tile does not fit the vector registers */
+    SP_BAD_CACHE1  = 1 << 12,  /* CPU: the resident A micro-panel overflows L1d */
+    SP_BAD_CACHE2  = 1 << 13,  /* CPU: the packed B block overflows L2 */
+    SP_BAD_CACHE3  = 1 << 14,  /* CPU: the strategy's resident block overflows the L3 share */
+    SP_BAD_DTYPE   = 1 << 15,  /* the target does not compute this dtype */
+    SP_BAD_LAST    = 1 << 16
 };
 
 /* ---- names (names.c) ---- */
@@ -128,6 +164,23 @@ const sp_dtype_info *sp_dtype_get(sp_dtype d);
 /* Checks a target for consistency; on failure writes one line naming the
  * offending field into err and returns false. */
 bool sp_target_check(const sp_target *t, char *err, size_t errlen);
+
+/* "npu" / "cpu"; parse returns -1 if unknown. */
+const char *sp_kind_name(int k);
+int sp_kind_parse(const char *s);
+
+/* Whether target t computes dtype d (NPU: a cube rate; CPU: fp32 only). */
+bool sp_target_computes(const sp_target *t, sp_dtype d);
+
+/* The micro-tile a CPU target's generator uses when the space names none:
+ * the tile with the most FMAs per load, mr*nv / (mr + nv), whose mr x nv
+ * accumulators, nv B vectors and a broadcast fit the vector registers (nv a
+ * power of two; ties to fewer vectors). */
+sp_micro sp_micro_default(const sp_target *t);
+
+/* Whether micro-tile u fits target t: nr a multiple of the vector width and
+ * mr*nv + nv + 1 <= vregs (nv = nr / simd_floats). */
+bool sp_micro_fits(const sp_target *t, sp_micro u);
 
 /* ---- legality and model (legal.c, model.c) ---- */
 

@@ -9,15 +9,51 @@ static const char *const buffer_keys[SP_NBUF] = {"l1", "l0a", "l0b", "l0c", "ub"
 
 #define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return false; } while (0)
 
+bool sp_target_computes(const sp_target *t, sp_dtype d)
+{
+    if (t->kind == SP_CPU)
+        return d == SP_FP32;
+    return d >= 0 && d < SP_NDTYPE && t->macs[d] > 0;
+}
+
+/* The fields of a CPU target. */
+static bool cpu_check(const sp_target *t, const char *n, char *err, size_t errlen)
+{
+    const sp_cpu *u = &t->cpu;
+    if (u->simd_floats < 1 || u->simd_floats > 64 || (u->simd_floats & (u->simd_floats - 1)))
+        FAIL("target '%s': field 'simd_floats' must be a power of two from 1 to 64", n);
+    if (u->vregs < 3 || u->vregs > 256)
+        FAIL("target '%s': field 'vregs' must be an integer from 3 to 256", n);
+    if (u->fma_units < 1)
+        FAIL("target '%s': field 'fma_units' must be a positive integer", n);
+    if (u->load_ports < 1)
+        FAIL("target '%s': field 'load_ports' must be a positive integer", n);
+    static const char *const cache_keys[SP_NCACHE] = {"l1", "l2", "l3"};
+    for (int l = 0; l < SP_NCACHE; l++)
+        if (u->cache[l] < (l == SP_CL3 ? 0 : 1024))
+            FAIL("target '%s': field '%s' must be %s", n, cache_keys[l],
+                 l == SP_CL3 ? "a byte count (0: no L3)" : "at least 1024 bytes");
+    const double bw[] = {u->bw_l2, u->bw_l3, u->bw_mem, u->bw_mem_shared};
+    static const char *const bw_keys[] = {"l2", "l3", "mem", "mem_shared"};
+    for (int i = 0; i < 4; i++)
+        if (!(bw[i] > 0))
+            FAIL("target '%s': field 'bandwidth.%s' must be positive", n, bw_keys[i]);
+    return true;
+}
+
 bool sp_target_check(const sp_target *t, char *err, size_t errlen)
 {
     const char *n = t->name[0] ? t->name : "(unnamed)";
+    if (t->kind >= SP_NKIND)
+        FAIL("target '%s': field 'kind' must be \"npu\" or \"cpu\"", n);
     if (t->cores < 1)
         FAIL("target '%s': field 'cores' must be a positive integer", n);
     if (!(t->clock_mhz > 0))
         FAIL("target '%s': field 'clock_mhz' must be positive", n);
+    if (t->kind == SP_CPU)
+        return cpu_check(t, n, err, errlen);
     for (int d = 0; d < SP_NDTYPE; d++)
-        if (!(t->macs[d] > 0))
+        if (d == SP_FP32 ? !(t->macs[d] >= 0) : !(t->macs[d] > 0))
             FAIL("target '%s': field 'macs.%s' must be positive", n, sp_dtype_name(d));
     for (int b = 0; b < SP_NBUF; b++) {
         if (t->buf_align[b] < 1)

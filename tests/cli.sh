@@ -54,7 +54,7 @@ same "no target" "$(printf '%s\n' "$err" | head -n 1)" "npu-tune: model: --targe
 run 2 model --target ascend910 --shape 512x768
 same "bad shape" "$(printf '%s\n' "$err" | head -n 1)" "npu-tune: model: --shape '512x768' must be MxNxK"
 run 2 model --target ascend999 --shape 512x768x768
-same "unknown target" "$err" "npu-tune: model: unknown target 'ascend999' (known: ascend310, ascend910, ascend910b)"
+same "unknown target" "$err" "npu-tune: model: unknown target 'ascend999' (known: ascend310, ascend910, ascend910b, host)"
 run 2 model --target ascend910 --shape 16x16x16 --split Q
 same "bad split" "$(printf '%s\n' "$err" | head -n 1)" "npu-tune: model: --split 'Q' is not one of M, N, MN"
 run 2 model --target ascend910 --shape 16x16x16 --bogus
@@ -65,13 +65,13 @@ mkdir -p "$work/examples"
 cp "$src/examples/bert.lua" "$work/examples/"
 run 0 examples/bert.lua
 journal_header=$(head -n 1 "$work/results/bert.csv")
-same "journal header" "$journal_header" "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,load_volume_elems,est_cycles,backend,status,measured,unit"
+same "journal header" "$journal_header" "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,load_volume_elems,est_cycles,backend,status,measured,unit,micro"
 # the model search stops when the best's neighbours stop improving: within budget
 rows=$(($(wc -l <"$work/results/bert.csv") - 1))
 if [ "$rows" -ge 3 ] && [ "$rows" -le 96 ]; then ok; else bad "journal rows: $rows, expected 3..96"; fi
 has "table signature" "$(head -n 1 "$work/results/bert-table.csv")" "# npu-tune table 1 version="
 table_header=$(sed -n 2p "$work/results/bert-table.csv")
-same "table header" "$table_header" "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,measured,unit"
+same "table header" "$table_header" "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,measured,unit,micro"
 same "table rows" "$(wc -l <"$work/results/bert-table.csv")" "5"
 best=$(grep '^bert,512,768,768,' "$work/results/bert-table.csv" | cut -d, -f8)
 same "best strategy of 512x768x768" "$best" "OS"

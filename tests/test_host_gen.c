@@ -1,5 +1,4 @@
-/* test_host_gen.c — the host kernel generator: micro-tile choice, argument
- * checks, and generated kernels compiled with cc and checked against a double reference. */
+/* test_host_gen.c — the host kernel generator: argument checks, the text, and generated kernels compiled with cc and checked against a double reference. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stdio.h>
@@ -121,12 +120,6 @@ static const char checker_src[] =
     "    return failed != 0;\n"
     "}\n";
 
-/* A kernel of the functional test. */
-typedef struct {
-    sp_config c;
-    cg_micro mt;
-} kcase;
-
 static char tmpdir[64];
 
 /* Path of a file in the temporary directory. */
@@ -153,14 +146,14 @@ static int sh(const char *fmt, ...)
 
 /* The generated source of one config as a malloc'd string (NULL on failure,
  * err filled). */
-static char *source(const sp_config *c, cg_micro mt, const char *sym, char *err, size_t errlen)
+static char *source(const sp_config *c, const char *sym, char *err, size_t errlen)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         return NULL;
-    bool ok = cg_host_source(f, c, mt, sym, err, errlen);
+    bool ok = cg_host_source(f, c, sym, err, errlen);
     fclose(f);
     if (!ok) {
         free(buf);
@@ -169,80 +162,94 @@ static char *source(const sp_config *c, cg_micro mt, const char *sym, char *err,
     return buf;
 }
 
-static sp_config config(int strategy, int m, int n, int k, int db, int cores, int split)
+static sp_config config(int strategy, int m, int n, int k, int db, int cores, int split, int mr,
+                        int nr)
 {
     sp_config c = {.m = m, .n = n, .k = k, .cores = cores, .strategy = (uint8_t)strategy,
-                   .double_buffer = (uint8_t)db, .split = (uint8_t)split};
+                   .double_buffer = (uint8_t)db, .split = (uint8_t)split, .mr = (uint8_t)mr,
+                   .nr = (uint8_t)nr};
     return c;
 }
 
+/* c with micro-tile u. */
+static sp_config with_micro(sp_config c, sp_micro u)
+{
+    c.mr = u.mr;
+    c.nr = u.nr;
+    return c;
+}
+
+/* The default micro-tile of a CPU with w-float vectors and v registers. */
+static sp_micro micro_of(int w, int v)
+{
+    sp_target t = {.kind = SP_CPU, .cores = 1};
+    t.cpu.simd_floats = w;
+    t.cpu.vregs = v;
+    return sp_micro_default(&t);
+}
+
+/* The default tiles of space (sp_micro_default) are accepted for every
+ * vector class. */
 static void test_micro(void)
 {
-    cg_micro a = cg_host_micro(16, 32);
-    CHECK_INT(a.mr, 6);
-    CHECK_INT(a.nr, 64);
-    cg_micro b = cg_host_micro(8, 16);
-    CHECK_INT(b.mr, 6);
-    CHECK_INT(b.nr, 16);
-    cg_micro c = cg_host_micro(4, 16);
-    CHECK_INT(c.mr, 6);
-    CHECK_INT(c.nr, 8);
-    cg_micro d = cg_host_micro(8, 32); /* AVX2 width with 32 registers */
-    CHECK(d.mr * (d.nr / 8) + d.nr / 8 + 1 <= 32);
-    CHECK(d.mr * (d.nr / 8) >= 24);
-    cg_micro f = cg_host_micro(4, 32); /* NEON: 4 floats, 32 registers */
-    CHECK_INT(f.mr, 6);
-    CHECK_INT(f.nr, 16);
-    cg_micro e = cg_host_micro(0, 0); /* nonsense input still gives a usable tile */
-    CHECK(e.mr >= 1 && e.nr >= 4 && e.nr % 4 == 0);
+    static const int cls[][2] = {{16, 32}, {8, 16}, {4, 16}, {8, 32}, {4, 32}};
+    FILE *f = fopen("/dev/null", "w");
+    if (!CHECK(f != NULL))
+        return;
+    char err[256];
+    for (size_t i = 0; i < sizeof cls / sizeof cls[0]; i++) {
+        sp_config c = with_micro(config(SP_WS, 96, 512, 256, 0, 1, SP_SPLIT_M, 0, 0),
+                                 micro_of(cls[i][0], cls[i][1]));
+        if (!CHECK(cg_host_source(f, &c, "k", err, sizeof err)))
+            fprintf(stderr, "  %dx%d: %s\n", c.mr, c.nr, err);
+    }
+    fclose(f);
 }
 
 static void test_errors(void)
 {
     char err[256];
-    sp_config ok = config(SP_WS, 96, 512, 256, 1, 2, SP_SPLIT_M);
-    cg_micro mt = {14, 32};
+    sp_config ok = config(SP_WS, 96, 512, 256, 1, 2, SP_SPLIT_M, 14, 32);
     FILE *f = fopen("/dev/null", "w");
     CHECK(f != NULL);
     if (!f)
         return;
-    CHECK(cg_host_source(f, &ok, mt, "k", err, sizeof err));
+    CHECK(cg_host_source(f, &ok, "k", err, sizeof err));
     struct {
         sp_config c;
-        cg_micro mt;
         const char *sym;
     } bad[] = {
-        {config(SP_WS, 0, 512, 256, 0, 1, SP_SPLIT_M), {14, 32}, "k"},
-        {config(SP_WS, 96, 0, 256, 0, 1, SP_SPLIT_M), {14, 32}, "k"},
-        {config(SP_WS, 96, 512, 0, 0, 1, SP_SPLIT_M), {14, 32}, "k"},
-        {config(SP_WS, 96, 512, 256, 0, 0, SP_SPLIT_M), {14, 32}, "k"},
-        {config(SP_NSTRATEGY, 96, 512, 256, 0, 1, SP_SPLIT_M), {14, 32}, "k"},
-        {config(SP_WS, 96, 512, 256, 0, 2, SP_NSPLIT), {14, 32}, "k"},
-        {config(SP_WS, 96, 512, 256, 2, 1, SP_SPLIT_M), {14, 32}, "k"},
-        {config(SP_WS, 96, 512, 256, 0, 1, SP_SPLIT_M), {14, 30}, "k"}, /* nr not a multiple of 4 */
-        {config(SP_WS, 96, 512, 256, 0, 1, SP_SPLIT_M), {0, 32}, "k"},
-        {config(SP_WS, 96, 512, 256, 0, 1, SP_SPLIT_M), {33, 32}, "k"},
-        {config(SP_WS, 96, 512, 256, 0, 1, SP_SPLIT_M), {14, 0}, "k"},
-        {config(SP_WS, 96, 512, 256, 0, 1, SP_SPLIT_M), {14, 32}, "1k"},
-        {config(SP_WS, 96, 512, 256, 0, 1, SP_SPLIT_M), {14, 32}, "k-1"},
-        {config(SP_WS, 96, 512, 256, 0, 1, SP_SPLIT_M), {14, 32}, ""},
+        {config(SP_WS, 0, 512, 256, 0, 1, SP_SPLIT_M, 14, 32), "k"},
+        {config(SP_WS, 96, 0, 256, 0, 1, SP_SPLIT_M, 14, 32), "k"},
+        {config(SP_WS, 96, 512, 0, 0, 1, SP_SPLIT_M, 14, 32), "k"},
+        {config(SP_WS, 96, 512, 256, 0, 0, SP_SPLIT_M, 14, 32), "k"},
+        {config(SP_NSTRATEGY, 96, 512, 256, 0, 1, SP_SPLIT_M, 14, 32), "k"},
+        {config(SP_WS, 96, 512, 256, 0, 2, SP_NSPLIT, 14, 32), "k"},
+        {config(SP_WS, 96, 512, 256, 2, 1, SP_SPLIT_M, 14, 32), "k"},
+        {config(SP_WS, 96, 512, 256, 0, 1, SP_SPLIT_M, 14, 30), "k"}, /* nr not a multiple of 4 */
+        {config(SP_WS, 96, 512, 256, 0, 1, SP_SPLIT_M, 0, 32), "k"},
+        {config(SP_WS, 96, 512, 256, 0, 1, SP_SPLIT_M, 33, 32), "k"},
+        {config(SP_WS, 96, 512, 256, 0, 1, SP_SPLIT_M, 14, 0), "k"},
+        {config(SP_WS, 96, 512, 256, 0, 1, SP_SPLIT_M, 14, 32), "1k"},
+        {config(SP_WS, 96, 512, 256, 0, 1, SP_SPLIT_M, 14, 32), "k-1"},
+        {config(SP_WS, 96, 512, 256, 0, 1, SP_SPLIT_M, 14, 32), ""},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = 0;
-        if (!CHECK(!cg_host_source(f, &bad[i].c, bad[i].mt, bad[i].sym, err, sizeof err)))
+        if (!CHECK(!cg_host_source(f, &bad[i].c, bad[i].sym, err, sizeof err)))
             fprintf(stderr, "  case %zu was accepted\n", i);
         CHECK(err[0] != 0);
     }
-    CHECK(!cg_host_source(NULL, &ok, mt, "k", err, sizeof err));
-    CHECK(!cg_host_source(f, NULL, mt, "k", err, sizeof err));
+    CHECK(!cg_host_source(NULL, &ok, "k", err, sizeof err));
+    CHECK(!cg_host_source(f, NULL, "k", err, sizeof err));
     fclose(f);
 }
 
 static void test_text(void)
 {
     char err[256];
-    sp_config c1 = config(SP_OS, 100, 300, 64, 1, 1, SP_SPLIT_N);
-    char *s = source(&c1, (cg_micro){12, 32}, NULL, err, sizeof err);
+    sp_config c1 = config(SP_OS, 100, 300, 64, 1, 1, SP_SPLIT_N, 12, 32);
+    char *s = source(&c1, NULL, err, sizeof err);
     CHECK(s != NULL);
     if (s) {
         CHECK(strstr(s, "void nt_sgemm(int M, int N, int K, const float *A, int lda,") != NULL);
@@ -255,8 +262,8 @@ static void test_text(void)
         CHECK(strstr(s, "nt_sgemm_MC = 108") != NULL); /* m rounded up to whole micro-tiles */
         free(s);
     }
-    sp_config c2 = config(SP_IS, 64, 64, 64, 0, 2, SP_SPLIT_MN);
-    s = source(&c2, (cg_micro){6, 8}, "knl", err, sizeof err);
+    sp_config c2 = config(SP_IS, 64, 64, 64, 0, 2, SP_SPLIT_MN, 6, 8);
+    s = source(&c2, "knl", err, sizeof err);
     CHECK(s != NULL);
     if (s) {
         CHECK(strstr(s, "#pragma omp parallel for num_threads(knl_CORES)") != NULL);
@@ -270,11 +277,11 @@ static void test_text(void)
 /* The kernels of the functional test: every strategy x double_buffer x
  * cores {1, 2} x split, with odd cache blocks and micro-tiles of every code
  * path (nr % 16: AVX-512, nr % 8: AVX2, else portable), plus a few more. */
-static size_t cases(kcase *out)
+static size_t cases(sp_config *out)
 {
     static const int blocks[][3] = {{1, 1, 1},     {7, 17, 3},   {29, 64, 31}, {100, 300, 64},
                                     {256, 512, 256}, {33, 5, 100}, {14, 32, 257}, {50, 96, 7}};
-    static const cg_micro tiles[] = {{14, 32}, {12, 32}, {6, 64}, {8, 48}, {6, 16}, {4, 8},
+    static const sp_micro tiles[] = {{14, 32}, {12, 32}, {6, 64}, {8, 48}, {6, 16}, {4, 8},
                                      {1, 16},  {3, 4},   {5, 24}, {2, 12}, {9, 48}, {7, 20},
                                      {1, 4},   {32, 16}};
     size_t n = 0;
@@ -283,25 +290,25 @@ static size_t cases(kcase *out)
             for (int cores = 1; cores <= 2; cores++)
                 for (int sp = 0; sp < SP_NSPLIT; sp++) {
                     const int *b = blocks[n % (sizeof blocks / sizeof blocks[0])];
-                    out[n].c = config(s, b[0], b[1], b[2], db, cores, sp);
-                    out[n].mt = tiles[n % (sizeof tiles / sizeof tiles[0])];
+                    sp_micro u = tiles[n % (sizeof tiles / sizeof tiles[0])];
+                    out[n] = config(s, b[0], b[1], b[2], db, cores, sp, u.mr, u.nr);
                     n++;
                 }
     /* more threads than cores, a prime and a square thread count */
-    out[n++] = (kcase){config(SP_OS, 16, 16, 16, 1, 3, SP_SPLIT_MN), {4, 16}};
-    out[n++] = (kcase){config(SP_WS, 20, 40, 50, 0, 4, SP_SPLIT_MN), {3, 8}};
-    out[n++] = (kcase){config(SP_IS, 64, 64, 64, 1, 4, SP_SPLIT_M), {8, 16}};
+    out[n++] = config(SP_OS, 16, 16, 16, 1, 3, SP_SPLIT_MN, 4, 16);
+    out[n++] = config(SP_WS, 20, 40, 50, 0, 4, SP_SPLIT_MN, 3, 8);
+    out[n++] = config(SP_IS, 64, 64, 64, 1, 4, SP_SPLIT_M, 8, 16);
     /* the micro-tile of this machine's class for each vector width */
-    out[n++] = (kcase){config(SP_WS, 96, 768, 256, 0, 1, SP_SPLIT_M), cg_host_micro(16, 32)};
-    out[n++] = (kcase){config(SP_OS, 64, 256, 128, 1, 2, SP_SPLIT_N), cg_host_micro(8, 16)};
-    out[n++] = (kcase){config(SP_IS, 48, 128, 96, 0, 2, SP_SPLIT_M), cg_host_micro(4, 16)};
+    out[n++] = with_micro(config(SP_WS, 96, 768, 256, 0, 1, SP_SPLIT_M, 0, 0), micro_of(16, 32));
+    out[n++] = with_micro(config(SP_OS, 64, 256, 128, 1, 2, SP_SPLIT_N, 0, 0), micro_of(8, 16));
+    out[n++] = with_micro(config(SP_IS, 48, 128, 96, 0, 2, SP_SPLIT_M, 0, 0), micro_of(4, 16));
     /* blocks beyond every limit are clamped */
-    out[n++] = (kcase){config(SP_WS, 1 << 30, 1 << 30, 1 << 30, 1, 1, SP_SPLIT_M), {14, 32}};
+    out[n++] = config(SP_WS, 1 << 30, 1 << 30, 1 << 30, 1, 1, SP_SPLIT_M, 14, 32);
     return n;
 }
 
 /* Writes the kernels and their table; false if generation failed. */
-static bool write_kernels(const kcase *k, size_t n)
+static bool write_kernels(const sp_config *k, size_t n)
 {
     FILE *src = fopen(path("kernels.c"), "w"), *tab = fopen(path("table.h"), "w");
     bool ok = src && tab;
@@ -314,7 +321,7 @@ static bool write_kernels(const kcase *k, size_t n)
             snprintf(sym, sizeof sym, "nt_sgemm");
         else
             snprintf(sym, sizeof sym, "hk%zu", i);
-        if (!cg_host_source(src, &k[i].c, k[i].mt, i == 0 ? NULL : sym, err, sizeof err)) {
+        if (!cg_host_source(src, &k[i], i == 0 ? NULL : sym, err, sizeof err)) {
             fprintf(stderr, "case %zu: %s\n", i, err);
             ok = false;
         }
@@ -327,11 +334,10 @@ static bool write_kernels(const kcase *k, size_t n)
             fprintf(tab, i ? ", hk%zu" : "nt_sgemm", i);
         fprintf(tab, "};\nstatic const char *const names[] = {\n");
         for (size_t i = 0; i < n; i++) {
-            const sp_config *c = &k[i].c;
+            const sp_config *c = &k[i];
             fprintf(tab, "    \"#%zu %s m%d n%d k%d db%d cores%d split %s %dx%d\",\n", i,
                     sp_strategy_name(c->strategy), (int)c->m, (int)c->n, (int)c->k,
-                    c->double_buffer, (int)c->cores, sp_split_name(c->split), k[i].mt.mr,
-                    k[i].mt.nr);
+                    c->double_buffer, (int)c->cores, sp_split_name(c->split), c->mr, c->nr);
         }
         fprintf(tab, "};\nstatic const int nkernels = %zu;\n", n);
     }
@@ -406,7 +412,7 @@ static void test_kernels(void)
     snprintf(tmpdir, sizeof tmpdir, "/tmp/npu_host_gen_XXXXXX");
     if (!CHECK(mkdtemp(tmpdir) != NULL))
         return;
-    kcase k[64];
+    sp_config k[64];
     size_t n = cases(k);
     if (!CHECK(write_kernels(k, n)))
         return;

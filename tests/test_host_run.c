@@ -267,7 +267,7 @@ int main(void)
     dup2(cap, 1);
     char err[256] = "x";
     t0 = now();
-    bool ran = ms_host_run(jobs, NMIX + 1, workdir, 10, out, err, sizeof err);
+    bool ran = ms_host_run(jobs, NMIX + 1, workdir, 10, out, NULL, NULL, err, sizeof err);
     double took = now() - t0;
     fflush(stdout);
     dup2(saved, 1);
@@ -305,7 +305,7 @@ int main(void)
                             {kernel(hang, "h_hang", pidfile), "h_hang", &tails},
                             {kernel(blocked, "h_after", ""), "h_after", &batched}};
     t0 = now();
-    CHECK(ms_host_run(hjobs, 3, workdir, 1.0, out, err, sizeof err));
+    CHECK(ms_host_run(hjobs, 3, workdir, 1.0, out, NULL, NULL, err, sizeof err));
     took = now() - t0;
     printf("hang batch (timeout 1 s): %.2f s\n", took);
     for (int i = 0; i < 3; i++)
@@ -328,9 +328,9 @@ int main(void)
         free((char *)hjobs[i].source);
 
     /* Nothing to do; a work directory that cannot be made. */
-    CHECK(ms_host_run(NULL, 0, workdir, 1, NULL, err, sizeof err));
+    CHECK(ms_host_run(NULL, 0, workdir, 1, NULL, NULL, NULL, err, sizeof err));
     ms_host_job one = {naive, "x", &square};
-    CHECK(!ms_host_run(&one, 1, "/proc/nt_host_test/work", 1, out, err, sizeof err));
+    CHECK(!ms_host_run(&one, 1, "/proc/nt_host_test/work", 1, out, NULL, NULL, err, sizeof err));
     CHECK(strstr(err, "/proc/nt_host_test") != NULL);
 
     remove_workdir();

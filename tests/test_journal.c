@@ -16,7 +16,7 @@ static char err[1024];
 
 static const char header[] =
     "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,"
-    "load_volume_elems,est_cycles,backend,status,measured,unit\n";
+    "load_volume_elems,est_cycles,backend,status,measured,unit,micro\n";
 
 static void put(const char *path, const char *text, const char *mode)
 {
@@ -85,8 +85,8 @@ static void new_and_resume(void)
     rs_cache_free(c);
     char want[8192];
     snprintf(want, sizeof want, "%s%s", header,
-             "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234.4,sim,ok,1234.4,cycles\n"
-             "tiny,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234.4,host,wrong,,s\n");
+             "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234.4,sim,ok,1234.4,cycles,\n"
+             "tiny,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234.4,host,wrong,,s,\n");
     CHECK_STR(slurp(path), want);
 
     /* Resume: the rows come back; a different version is fine. */
@@ -144,7 +144,7 @@ static void new_and_resume(void)
     CHECK(rs_journal_close(j, err, sizeof err));
     rs_cache_free(c);
     snprintf(want, sizeof want, "%s%s", before,
-             "tiny,100,50,40,2,fp16,ascend910,OS,64,32,16,1,1,M,46080,,sim,timeout,,cycles\n");
+             "tiny,100,50,40,2,fp16,ascend910,OS,64,32,16,1,1,M,46080,,sim,timeout,,cycles,\n");
     CHECK_STR(slurp(path), want);
     c = reopen(path, &sig);
     CHECK(rs_cache_size(c) == 3);
@@ -247,7 +247,7 @@ static const char *resume_text(const char *name, const char *text)
 
 static void malformed(void)
 {
-    const char *row = "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles\n";
+    const char *row = "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,\n";
     char text[4096];
     CHECK_STR(resume_text("cols.csv", "problem,M,N,K\ntiny,1,2,3\n"),
               ":1: columns are not the npu-tune journal's");
@@ -258,29 +258,33 @@ static void malformed(void)
     struct {
         const char *row, *msg;
     } bad[] = {
-        {"tiny,100,50,40,2,fp16,ascend910,OS,x,32,16,1,1,M,46080,1234,sim,ok,1234,cycles\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,x,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,\n",
          ":3: field 'm' is not an integer: 'x'"},
         {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234\n",
-         ":3: 19 fields, expected 20"},
-        {"tiny,100,50,40,2,fp32,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles\n",
-         ":3: field 'dtype' is not fp16 or int8: 'fp32'"},
-        {"tiny,100,50,40,2,fp16,ascend910,XS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles\n",
+         ":3: 19 fields, expected 21"},
+        {"tiny,100,50,40,2,fp64,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,\n",
+         ":3: field 'dtype' is not fp16, int8 or fp32: 'fp64'"},
+        {"tiny,100,50,40,2,fp32,host,OS,32,32,16,1,1,M,46080,1234,host,ok,1234,s,6y64\n",
+         ":3: field 'micro' is not a micro-tile MRxNR: '6y64'"},
+        {"tiny,100,50,40,2,fp32,host,OS,32,32,16,1,1,M,46080,1234,host,ok,1234,s,6x0\n",
+         ":3: field 'micro' is out of range: '0'"},
+        {"tiny,100,50,40,2,fp16,ascend910,XS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,\n",
          ":3: field 'strategy' is not IS, WS or OS: 'XS'"},
-        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,2,1,M,46080,1234,sim,ok,1234,cycles\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,2,1,M,46080,1234,sim,ok,1234,cycles,\n",
          ":3: field 'double_buffer' is not 0 or 1: '2'"},
-        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,0,M,46080,1234,sim,ok,1234,cycles\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,0,M,46080,1234,sim,ok,1234,cycles,\n",
          ":3: field 'cores' is out of range: '0'"},
-        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,K,46080,1234,sim,ok,1234,cycles\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,K,46080,1234,sim,ok,1234,cycles,\n",
          ":3: field 'split' is not M, N or MN: 'K'"},
-        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,,cycles\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,,cycles,\n",
          ":3: field 'measured' is empty"},
-        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,12ab,cycles\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,12ab,cycles,\n",
          ":3: field 'measured' is not a number: '12ab'"},
-        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,,1234,cycles\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,,1234,cycles,\n",
          ":3: field 'status' is empty"},
-        {",100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles\n",
+        {",100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,\n",
          ":3: field 'problem' is empty"},
-        {"tiny,-100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles\n",
+        {"tiny,-100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,\n",
          ":3: field 'M' is not an integer: '-100'"},
         {"\n", ":3: empty line"},
     };
@@ -290,7 +294,7 @@ static void malformed(void)
     }
     /* Failed rows may leave measured empty; ok rows of it load. */
     snprintf(text, sizeof text, "%s%s%s", header, row,
-             "tiny,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234,sim,crash,,cycles\n");
+             "tiny,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234,sim,crash,,cycles,\n");
     CHECK_STR(resume_text("good.csv", text), "ok 2");
     /* Only a torn row after the header: kept header, no rows. */
     snprintf(text, sizeof text, "%stiny,100,5", header);

@@ -37,8 +37,8 @@ static void model_backend(void)
     char err[256];
     ms_backend *b = ms_open("model", NULL, err, sizeof err);
     CHECK(b != NULL);
-    CHECK(ms_open("host", NULL, err, sizeof err) == NULL);
-    CHECK_STR(err, "measurement backend 'host' is not available in this build");
+    CHECK(ms_open("board", NULL, err, sizeof err) == NULL);
+    CHECK_STR(err, "measurement backend 'board' is not available in this build");
     ms_backend *sim = ms_open("sim", NULL, err, sizeof err);
     CHECK(sim != NULL && strcmp(sim->unit, "cycles") == 0 && sim->verify != NULL);
     ms_close(sim);

@@ -412,8 +412,11 @@ static void test_bad(void)
     /* types and enumerations */
     BAD(T "matmul { name = \"x\", shapes = { {1, 1, 1} }, dtype = 16 }\n",
         "bad.lua:2: matmul: 'dtype' must be a string");
+    BAD(T "matmul { name = \"x\", shapes = { {1, 1, 1} }, dtype = \"fp64\" }\n",
+        "bad.lua:2: matmul: dtype 'fp64' is not one of fp16, int8, fp32");
     BAD(T "matmul { name = \"x\", shapes = { {1, 1, 1} }, dtype = \"fp32\" }\n",
-        "bad.lua:2: matmul: dtype 'fp32' is not one of fp16, int8");
+        "bad.lua:2: matmul: dtype 'fp32' does not run on target 'ascend910' (npu: computes "
+        "fp16, int8)");
     BAD(T "matmul { name = \"a b\", shapes = { {1, 1, 1} } }\n",
         "bad.lua:2: matmul: name 'a b' must be 1 to 40 characters from A-Z a-z 0-9 _ . -");
     BAD(T "matmul { shapes = { {1, 1, 1} } }\n", "bad.lua:2: matmul: 'name' is missing");

@@ -17,7 +17,7 @@ static const char sigline[] =
     "# npu-tune table 1 version=0.1.0 target=ascend910 target_sig=1a2b3c4d5e6f7081 "
     "space_sig=0011223344556677 measure=sim script=my scripts/bert.lua\n";
 static const char header[] =
-    "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,measured,unit\n";
+    "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,measured,unit,micro\n";
 
 static void put(const char *path, const char *text)
 {
@@ -100,8 +100,8 @@ static void round_trip(void)
     CHECK(write_specs(path, all, 2));
     char want[4096];
     snprintf(want, sizeof want, "%s%s%s", sigline, header,
-             "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles\n"
-             "bert,512,3072,768,1,fp16,ascend910,WS,32,32,768,0,8,N,155648,cycles\n");
+             "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,\n"
+             "bert,512,3072,768,1,fp16,ascend910,WS,32,32,768,0,8,N,155648,cycles,\n");
     CHECK_STR(slurp(path), want);
     /* Rewriting replaces the whole file and leaves no temporary behind. */
     CHECK(write_specs(path, all, NSPEC));
@@ -192,7 +192,7 @@ static const char *read_text(const char *text)
 static void malformed(void)
 {
     char text[4096];
-    const char *row = "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles\n";
+    const char *row = "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,\n";
     snprintf(text, sizeof text, "%s%s", header, row);
     CHECK_STR(read_text(text), ":1: not an npu-tune table (no '# npu-tune table' line)");
     CHECK_STR(read_text(""), ":1: not an npu-tune table (no '# npu-tune table' line)");
@@ -207,14 +207,17 @@ static void malformed(void)
     snprintf(text, sizeof text, "%s", sigline);
     CHECK_STR(read_text(text), ":2: columns are not the tuning table's");
     snprintf(text, sizeof text, "%s%s%s%s", sigline, header, row,
-             "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,K,81920,cycles\n");
+             "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,K,81920,cycles,\n");
     CHECK_STR(read_text(text), ":4: field 'split' is not M, N or MN: 'K'");
     snprintf(text, sizeof text, "%s%s%s%s", sigline, header, row,
-             "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,,cycles\n");
+             "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,,cycles,\n");
     CHECK_STR(read_text(text), ":4: field 'measured' is empty");
     snprintf(text, sizeof text, "%s%s%s%s", sigline, header, row,
-             "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,extra\n");
-    CHECK_STR(read_text(text), ":4: 17 fields, expected 16");
+             "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,extra\n");
+    CHECK_STR(read_text(text), ":4: 18 fields, expected 17");
+    snprintf(text, sizeof text, "%s%s%s%s", sigline, header, row,
+             "bert,512,768,768,1,fp32,host,OS,128,128,64,1,1,M,0.5,s,6x300\n");
+    CHECK_STR(read_text(text), ":4: field 'micro' is out of range: '300'");
     /* Truncated: the last row has no newline. */
     snprintf(text, sizeof text, "%s%s%s%s", sigline, header, row, "bert,512,768,768,1,fp16,asc");
     CHECK_STR(read_text(text), ":4: the last line is cut off (no newline at its end)");

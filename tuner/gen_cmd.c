@@ -1,5 +1,5 @@
-/* gen_cmd.c — `npu-tune gen`: the kernel of one explicit config, as text a
- * person can read and `npu-tune sim` can run. */
+/* gen_cmd.c — `npu-tune gen`: the kernel of one explicit config: NPU program
+ * text that `npu-tune sim` runs, or C source of nt_sgemm for a CPU target. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,16 +11,20 @@
 
 static const char usage_text[] =
     "usage: npu-tune gen --target T --shape MxNxK --strategy IS|WS|OS --tile mxnxk\n"
-    "                    [--batch B] [--dtype fp16|int8] [--double-buffer on|off]\n"
-    "                    [--cores C] [--split M|N|MN] [-o FILE]\n"
-    "       npu-tune gen --table TABLE.csv --shape MxNxK [--batch B] [--dtype fp16|int8]\n"
-    "                    [--target T] [-o FILE]\n";
+    "                    [--batch B] [--dtype fp16|int8|fp32] [--double-buffer on|off]\n"
+    "                    [--cores C] [--split M|N|MN] [--micro MRxNR] [-o FILE]\n"
+    "       npu-tune gen --table TABLE.csv --shape MxNxK [--batch B] [--dtype D]\n"
+    "                    [--target T] [-o FILE]\n"
+    "  NPU targets: the kernel program (text, runs in npu-tune sim); --target host:\n"
+    "  C source defining nt_sgemm (cc -O3 -march=native -fopenmp -c)\n";
 
 static void describe(const sp_config *c, char *out, size_t len)
 {
-    snprintf(out, len, "%s %dx%dx%d double_buffer=%d cores=%d split=%s",
-             sp_strategy_name(c->strategy), c->m, c->n, c->k, c->double_buffer, c->cores,
-             sp_split_name(c->split));
+    int w = snprintf(out, len, "%s %dx%dx%d double_buffer=%d cores=%d split=%s",
+                     sp_strategy_name(c->strategy), c->m, c->n, c->k, c->double_buffer,
+                     c->cores, sp_split_name(c->split));
+    if ((c->mr || c->nr) && w > 0 && (size_t)w < len)
+        snprintf(out + w, len - (size_t)w, " micro=%dx%d", c->mr, c->nr);
 }
 
 /* The config for r's shape from a tuning table: the exact entry, else the
@@ -40,6 +44,9 @@ static int from_table(tn_request *r)
     if (!r->have_target && !ls_builtin_target(sig.target, &r->t, err, sizeof err)) {
         tn_error("gen: %s: %s", r->table, err);
         rc = TN_ERROR;
+    } else if (!r->have_target && !tn_request_target(r, err, sizeof err)) {
+        tn_error("gen: %s", err);
+        rc = TN_USAGE;
     }
     bool exact = false;
     const rs_entry *pick = rc == TN_OK ? rs_table_pick(e, n, &r->t, &r->p, &exact) : NULL;
@@ -57,6 +64,9 @@ static int from_table(tn_request *r)
         }
     } else if (rc == TN_OK) {
         sp_space s = {.strategy = {true, true, true}, .double_buffer = {true, true}, .nsplit = 1};
+        sp_micro u = {r->c.mr, r->c.nr}; /* CPU: the default micro-tile */
+        if (r->t.kind == SP_CPU)
+            s.micro = &u, s.nmicro = 1;
         int32_t one = 1;
         s.cores = (sp_axis){&one, 1};
         sp_candidate best;
@@ -77,6 +87,53 @@ static int from_table(tn_request *r)
 
 static bool write_kernel(FILE *f, void *k) { return cg_print(f, k); }
 
+/* The C source of a CPU config. */
+typedef struct {
+    const sp_config *c;
+    char *err;
+    size_t errlen;
+} host_src;
+
+static bool write_host(FILE *f, void *arg)
+{
+    host_src *h = arg;
+    return cg_host_source(f, h->c, "nt_sgemm", h->err, h->errlen);
+}
+
+/* A CPU target's kernel: refused with the reasons when the config is not
+ * legal for the shape (as the tuner's space would), else C source. */
+static int gen_host(tn_request *r)
+{
+    char err[1024] = "";
+    if (sp_check(&r->t, &r->p, &r->c)) {
+        char why[1024];
+        sp_explain(&r->t, &r->p, &r->c, why, sizeof why);
+        for (char *s = why; *s; s++)
+            if (*s == '\n')
+                *s = s[1] ? ';' : '\0';
+        tn_error("gen: config not legal on %s: %s", r->t.name, why);
+        return TN_ERROR;
+    }
+    host_src h = {&r->c, err, sizeof err};
+    bool ok;
+    if (r->output) {
+        char werr[512];
+        ok = rs_write_atomic(r->output, write_host, &h, werr, sizeof werr);
+        if (!ok && !err[0])
+            snprintf(err, sizeof err, "%s", werr);
+    } else {
+        err[0] = '\0';
+        ok = write_host(stdout, &h) && fflush(stdout) == 0;
+        if (!ok && !err[0])
+            snprintf(err, sizeof err, "cannot write the kernel to standard output");
+    }
+    if (!ok) {
+        tn_error("gen: %s", err);
+        return TN_ERROR;
+    }
+    return TN_OK;
+}
+
 int tn_gen(int argc, char **argv)
 {
     tn_request r;
@@ -96,6 +153,8 @@ int tn_gen(int argc, char **argv)
         fputs(usage_text, stderr);
         return TN_USAGE;
     }
+    if (r.t.kind == SP_CPU)
+        return gen_host(&r);
     cg_kernel k;
     char err[512];
     if (!cg_generate(&r.t, &r.p, &r.c, &k, err, sizeof err)) {

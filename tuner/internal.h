@@ -32,6 +32,9 @@ typedef struct {
     int tty, drawn;
     double t0, last;
     size_t done_before;         /* measurements of finished problems */
+    /* host runs: the machine's roofline, measured once before tuning */
+    bool have_roof;
+    ms_roofline roof;
 } tn_session;
 
 /* Progress on stderr: a line redrawn in place on a terminal, plain lines

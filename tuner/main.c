@@ -4,7 +4,19 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "measure.h"
+#include "script.h"
 #include "tuner.h"
+
+/* The `host` target: this machine, detected when a script or command names it. */
+static bool detect_host(sp_target *t, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    ms_hostinfo h;
+    ms_host_detect(&h);
+    ms_host_target(&h, t);
+    return true;
+}
 
 #ifndef NPU_TUNE_VERSION
 #define NPU_TUNE_VERSION "0"
@@ -36,6 +48,7 @@ static int help(void)
 int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
+    ls_set_host(detect_host);
     if (argc < 2) {
         fprintf(stderr, "usage: npu-tune SCRIPT.lua | npu-tune model ... | npu-tune --help\n");
         return TN_USAGE;

@@ -62,8 +62,12 @@ static int explain(const tn_request *r)
     }
     heading(r);
     const sp_config *c = &r->c;
-    printf("config: %s %dx%dx%d (core grid %dx%d)\n", sp_strategy_name(c->strategy), c->m, c->n,
-           c->k, f.grid_m, f.grid_n);
+    if (r->t.kind == SP_CPU)
+        printf("config: %s blocks %dx%dx%d, micro-tile %dx%d (thread grid %dx%d)\n",
+               sp_strategy_name(c->strategy), c->m, c->n, c->k, c->mr, c->nr, f.grid_m, f.grid_n);
+    else
+        printf("config: %s %dx%dx%d (core grid %dx%d)\n", sp_strategy_name(c->strategy), c->m,
+               c->n, c->k, f.grid_m, f.grid_n);
     printf("legal: %s\n", bad ? "no" : "yes");
     for (char *line = why, *end; *line; line = end + 1) {
         end = strchr(line, '\n');
@@ -71,6 +75,17 @@ static int explain(const tn_request *r)
     }
     if (bad)
         printf("figures as if it ran:\n");
+    if (r->t.kind == SP_CPU) {
+        printf("  load volume: %.0f elements packed into the A and B blocks (busiest thread "
+               "%.0f)\n",
+               f.load_elems, f.core_load_elems);
+        printf("  C traffic: %.0f elements written (once per k block)\n", f.store_elems);
+        printf("  cache use: %.0f bytes of L1d + L2 (A micro-panel, packed B block)\n",
+               f.buffer_use);
+        printf("  estimated: %.0f cycles (%.2f us at %.0f MHz)\n", f.est_cycles,
+               f.est_cycles / r->t.clock_mhz, r->t.clock_mhz);
+        return TN_OK;
+    }
     printf("  load volume (Sigma): %.0f elements into L0A+L0B (busiest core %.0f)\n",
            f.load_elems, f.core_load_elems);
     printf("  stores: %.0f elements\n  bytes:", f.store_elems);
@@ -89,11 +104,20 @@ static int best_per_strategy(tn_request *r)
     s.split[0] = (sp_split)r->c.split;
     int32_t cores = r->c.cores;
     s.cores = (sp_axis){&cores, 1};
+    /* A CPU packs every operand once under many blocks, so its blocks are
+     * ranked by estimated time, on the given (or default) micro-tile. */
+    bool cpu = r->t.kind == SP_CPU;
+    sp_order order = cpu ? SP_BY_TIME : SP_BY_VOLUME;
+    sp_micro u = {r->c.mr, r->c.nr};
+    if (cpu)
+        s.micro = &u, s.nmicro = 1;
     if (r->csv)
         fputs(csv_header, stdout);
     else {
         heading(r);
-        printf("best tile per strategy by load volume (ties: larger buffer use)\n");
+        printf(cpu ? "best blocks per strategy by estimated time, micro-tile %dx%d\n"
+                   : "best tile per strategy by load volume (ties: larger buffer use)\n",
+               u.mr, u.nr);
         printf("%-8s %6s %6s %6s %14s %12s %10s %12s\n", "strategy", "m", "n", "k",
                "load_volume", "est_cycles", "buffer_KiB", "legal_tiles");
     }
@@ -105,7 +129,7 @@ static int best_per_strategy(tn_request *r)
         for (int i = 0; i < SP_NSTRATEGY; i++)
             s.strategy[i] = i == st;
         sp_counts n;
-        size_t got = sp_rank_top(&r->t, &r->p, &s, SP_BY_VOLUME, 1, &best[st], &n);
+        size_t got = sp_rank_top(&r->t, &r->p, &s, order, 1, &best[st], &n);
         if (got == (size_t)-1) {
             tn_error("model: out of memory");
             return TN_ERROR;
@@ -131,12 +155,14 @@ static int best_per_strategy(tn_request *r)
     if (!r->csv) {
         int win = -1;
         for (int st = 0; st < SP_NSTRATEGY; st++)
-            if (have[st] && (win < 0 || sp_cmp_volume(&best[st], &best[win]) < 0))
+            if (have[st] && (win < 0 || (cpu ? sp_cmp_time(&best[st], &best[win])
+                                             : sp_cmp_volume(&best[st], &best[win])) < 0))
                 win = st;
         if (win < 0)
             printf("no strategy has a legal tile for this shape on %s\n", r->t.name);
         else
-            printf("lowest load volume: %s %dx%dx%d\n", sp_strategy_name(win),
+            printf("%s: %s %dx%dx%d\n", cpu ? "fastest by the model" : "lowest load volume",
+                   sp_strategy_name(win),
                    best[win].config.m, best[win].config.n, best[win].config.k);
     }
     return TN_OK;

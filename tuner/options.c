@@ -25,7 +25,7 @@ int tn_parse_request(int argc, char **argv, const char *cmd, const char *text, i
         {"double-buffer", required_argument, 0, 'D'}, {"cores", required_argument, 0, 'c'},
         {"split", required_argument, 0, 'p'},   {"format", required_argument, 0, 'f'},
         {"output", required_argument, 0, 'o'},  {"table", required_argument, 0, 'L'},
-        {"help", no_argument, 0, 'h'},
+        {"micro", required_argument, 0, 'u'},   {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     const char *target = NULL;
     long long v[3];
@@ -54,8 +54,15 @@ int tn_parse_request(int argc, char **argv, const char *cmd, const char *text, i
             break;
         case 'd':
             if ((o = sp_dtype_parse(optarg)) < 0)
-                BAD("--dtype '%s' is not one of fp16, int8", optarg);
+                BAD("--dtype '%s' is not one of fp16, int8, fp32", optarg);
             r->p.dtype = (sp_dtype)o;
+            r->have_dtype = 1;
+            break;
+        case 'u':
+            if (!tn_parse_dims(optarg, v, 2) || v[0] > 255 || v[1] > 255)
+                BAD("--micro '%s' must be MRxNR (each 1 to 255)", optarg);
+            r->c.mr = (uint8_t)v[0], r->c.nr = (uint8_t)v[1];
+            r->have_micro = 1;
             break;
         case 'S':
             if ((r->strategy = sp_strategy_parse(optarg)) < 0)
@@ -116,5 +123,24 @@ int tn_parse_request(int argc, char **argv, const char *cmd, const char *text, i
         tn_error("%s: %s", cmd, why);
         return TN_USAGE;
     }
+    if (!tn_request_target(r, why, sizeof why))
+        return usage(cmd, text, why);
     return TN_OK;
+}
+
+bool tn_request_target(tn_request *r, char *why, size_t len)
+{
+    bool cpu = r->t.kind == SP_CPU;
+    if (!r->have_dtype)
+        r->p.dtype = cpu ? SP_FP32 : SP_FP16;
+    if (!cpu && r->have_micro) {
+        snprintf(why, len, "--micro is a register micro-tile of cpu targets; '%s' is an npu",
+                 r->t.name);
+        return false;
+    }
+    if (cpu && !r->have_micro) {
+        sp_micro u = sp_micro_default(&r->t);
+        r->c.mr = u.mr, r->c.nr = u.nr;
+    }
+    return true;
 }

@@ -101,6 +101,13 @@ static bool sign(const ls_script *s, const char *script, const plan *pls, size_t
     for (int i = 0; i < SP_NPATH; i++)
         fprintf(f, " %.17g/%.17g", t->path[i].bandwidth, t->path[i].latency);
     fprintf(f, " %.17g %d", t->gm_bandwidth, t->events);
+    if (t->kind == SP_CPU) { /* NPU signatures stay as they were */
+        const sp_cpu *u = &t->cpu;
+        fprintf(f, " cpu %d %d %d %d", u->simd_floats, u->vregs, u->fma_units, u->load_ports);
+        for (int i = 0; i < SP_NCACHE; i++)
+            fprintf(f, " %lld", (long long)u->cache[i]);
+        fprintf(f, " %.17g %.17g %.17g %.17g", u->bw_l2, u->bw_l3, u->bw_mem, u->bw_mem_shared);
+    }
     fclose(f);
     memset(sig, 0, sizeof *sig);
     rs_hash_hex(text, len, sig->target_sig);
@@ -115,6 +122,8 @@ static bool sign(const ls_script *s, const char *script, const plan *pls, size_t
             const sp_config *c = &pls[i].cands[j].config;
             fprintf(f, " %d %d %d %d %d %d %d", c->strategy, c->m, c->n, c->k,
                     c->double_buffer, c->cores, c->split);
+            if (c->mr || c->nr)
+                fprintf(f, "/%dx%d", c->mr, c->nr);
         }
         fputc('\n', f);
     }
@@ -261,22 +270,42 @@ static void shape_text(const sp_problem *p, char *out, size_t len)
 
 static void config_text(const sp_config *c, char *out, size_t len)
 {
-    snprintf(out, len, "%s %dx%dx%d db=%d cores=%d %s", sp_strategy_name(c->strategy), c->m, c->n,
-             c->k, c->double_buffer, c->cores, sp_split_name(c->split));
+    int w = snprintf(out, len, "%s %dx%dx%d db=%d cores=%d %s", sp_strategy_name(c->strategy),
+                     c->m, c->n, c->k, c->double_buffer, c->cores, sp_split_name(c->split));
+    if ((c->mr || c->nr) && w > 0 && (size_t)w < len)
+        snprintf(out + w, len - (size_t)w, " u%dx%d", c->mr, c->nr);
+}
+
+/* GFLOP/s of a host measurement (seconds for the whole batch) and its
+ * fraction of the FMA peak of the cores it used; NaN when not a host run. */
+static void rate(const tn_session *r, const sp_problem *p, const sp_config *c, double seconds,
+                 double *gflops, double *frac)
+{
+    *gflops = *frac = NAN;
+    if (strcmp(r->backend->unit, "s") != 0 || !(seconds > 0))
+        return;
+    *gflops = 2.0 * (double)p->M * (double)p->N * (double)p->K * (double)p->batch / seconds / 1e9;
+    if (!r->have_roof)
+        return;
+    double peak = c->cores >= ls_target(r->script)->cores ? r->roof.gflops_all
+                                                           : r->roof.gflops_core * c->cores;
+    *frac = *gflops / peak;
 }
 
 /* The summary on stdout: per shape the best config and measurement, the
- * model's pick and its gap to the best, and the counts. */
+ * model's pick and its gap to the best, and the counts (host runs: GFLOP/s
+ * and the fraction of the measured FMA peak). */
 static void summary(const tn_session *r, const plan *pls, size_t np)
 {
     const char *unit = r->backend->unit;
+    int width = ls_target(r->script)->kind == SP_CPU ? 38 : 30; /* configs with a micro-tile */
     if (r->csv)
         printf("problem,M,N,K,batch,dtype,legal,raw,measured,failed,resumed,strategy,m,n,k,"
                "double_buffer,cores,split,measured_best,unit,model_pick,model_pick_measured,"
-               "model_pick_gap_pct\n");
+               "model_pick_gap_pct,micro,gflops,peak_fraction\n");
     else
-        printf("%-10s %-14s %8s %6s %6s  %-30s %12s  %-30s %8s\n", "problem", "shape", "legal",
-               "meas", "failed", "best config", "measured", "model's pick", "gap");
+        printf("%-10s %-14s %8s %6s %6s  %-*s %12s  %-*s %8s\n", "problem", "shape", "legal",
+               "meas", "failed", width, "best config", "measured", width, "model's pick", "gap");
     for (size_t i = 0; i < np; i++) {
         const plan *pl = &pls[i];
         const sp_problem *p = pl->p;
@@ -307,17 +336,45 @@ static void summary(const tn_session *r, const plan *pls, size_t np)
                 printf(",,,,,,,,%s,", unit);
             printf("%s,", pick);
             if (pm->status == MS_OK)
-                printf("%.6g,%s\n", pm->value, gapnum);
+                printf("%.6g,%s,", pm->value, gapnum);
             else
-                printf(",\n");
+                printf(",,");
+            double gf = NAN, frac = NAN;
+            if (c)
+                rate(r, p, c, pl->ms[pl->best].value, &gf, &frac);
+            if (c && (c->mr || c->nr))
+                printf("%dx%d", c->mr, c->nr);
+            printf(",");
+            if (isfinite(gf))
+                printf("%.4g", gf);
+            printf(",");
+            if (isfinite(frac))
+                printf("%.4f", frac);
+            printf("\n");
         } else {
-            printf("%-10s %-14s %8zu %6zu %6zu  %-30s %12s  %-30s %8s\n", p->name, shape, pl->n,
-                   pl->measured, pl->failed, best, value, pick, gap);
+            printf("%-10s %-14s %8zu %6zu %6zu  %-*s %12s  %-*s %8s\n", p->name, shape, pl->n,
+                   pl->measured, pl->failed, width, best, value, width, pick, gap);
         }
     }
-    if (!r->csv) {
-        const ls_tune *tu = ls_tune_get(r->script);
-        printf("measured in %s; journal: %s; table: %s\n", unit, tu->results, tu->table);
+    if (r->csv)
+        return;
+    const ls_tune *tu = ls_tune_get(r->script);
+    printf("measured in %s; journal: %s; table: %s\n", unit, tu->results, tu->table);
+    if (!r->have_roof)
+        return;
+    printf("host roofline: FMA peak %.1f GFLOP/s per core, %.1f all cores; memory %.1f GB/s\n",
+           r->roof.gflops_core, r->roof.gflops_all, r->roof.gbytes);
+    for (size_t i = 0; i < np; i++) {
+        const plan *pl = &pls[i];
+        double gf, frac;
+        if (pl->best < 0)
+            continue;
+        const sp_config *c = &pl->cands[pl->best].config;
+        rate(r, pl->p, c, pl->ms[pl->best].value, &gf, &frac);
+        char shape[64];
+        shape_text(pl->p, shape, sizeof shape);
+        printf("  %-10s %-14s %8.1f GFLOP/s = %3.0f%% of the peak of %d core%s\n", pl->p->name,
+               shape, gf, 100 * frac, c->cores, c->cores == 1 ? "" : "s");
     }
 }
 
@@ -329,7 +386,7 @@ static int usage(const char *why)
     return TN_USAGE;
 }
 
-static const char *const measures[] = {"model", "sim", "command", NULL};
+static const char *const measures[] = {"model", "sim", "host", "command", NULL};
 
 int tn_run(int argc, char **argv)
 {
@@ -403,6 +460,13 @@ int tn_run(int argc, char **argv)
         !(r.journal = rs_journal_open(tu->results, &sig, &r.cache, err, sizeof err)))
         goto fail;
     r.np = np;
+    if (strcmp(r.backend->name, "host") == 0) {
+        r.have_roof = ms_host_roofline(&r.roof);
+        if (!r.quiet && r.have_roof)
+            fprintf(stderr, "npu-tune: host roofline: FMA peak %.1f GFLOP/s per core, %.1f all "
+                            "cores; memory %.1f GB/s\n",
+                    r.roof.gflops_core, r.roof.gflops_all, r.roof.gbytes);
+    }
     tn_progress_start(&r);
     for (size_t i = 0; i < np; i++) {
         r.problem = pls[i].p;

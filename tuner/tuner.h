@@ -46,7 +46,14 @@ typedef struct {
     const char *output;
     const char *table;  /* --table: take the config from a tuning table */
     int have_target;    /* --target given (else the table names it) */
+    int have_dtype;     /* --dtype given (else the target's own: fp16 NPU, fp32 CPU) */
+    int have_micro;     /* --micro given (CPU targets; else the target's default) */
 } tn_request;
+
+/* Completes a request once its target is known: the target's own dtype and
+ * (CPU) default micro-tile where none was given. False with a reason in why
+ * if --micro was given for an NPU target. */
+bool tn_request_target(tn_request *r, char *why, size_t len);
 
 /* Parses argv (argv[0] = the command name `cmd`) into r; on a usage error
  * prints "npu-tune: CMD: why" and `usage`, and returns TN_USAGE. */

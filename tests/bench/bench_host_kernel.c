@@ -25,18 +25,17 @@ static const int shapes[NSHAPE][3] = {{512, 768, 768}, {512, 3072, 768}, {512, 7
  * 2-core AVX-512 host); --config replaces them all. */
 typedef struct {
     sp_config c;
-    cg_micro mt;
 } tuned;
 
 static tuned table[NSHAPE][NTHR] = {
-    {{{96, 768, 256, 1, SP_WS, 0, SP_SPLIT_M}, {8, 48}},
-     {{96, 1536, 128, 2, SP_WS, 0, SP_SPLIT_M}, {6, 64}}},
-    {{{96, 768, 256, 1, SP_WS, 0, SP_SPLIT_M}, {12, 32}},
-     {{96, 768, 256, 2, SP_WS, 0, SP_SPLIT_N}, {12, 32}}},
-    {{{96, 768, 192, 1, SP_WS, 0, SP_SPLIT_M}, {8, 48}},
-     {{96, 768, 256, 2, SP_WS, 0, SP_SPLIT_M}, {6, 64}}},
-    {{{96, 1536, 128, 1, SP_WS, 0, SP_SPLIT_M}, {6, 64}},
-     {{96, 768, 256, 2, SP_WS, 0, SP_SPLIT_N}, {6, 64}}},
+    {{{96, 768, 256, 1, SP_WS, 0, SP_SPLIT_M, 8, 48}},
+     {{96, 1536, 128, 2, SP_WS, 0, SP_SPLIT_M, 6, 64}}},
+    {{{96, 768, 256, 1, SP_WS, 0, SP_SPLIT_M, 12, 32}},
+     {{96, 768, 256, 2, SP_WS, 0, SP_SPLIT_N, 12, 32}}},
+    {{{96, 768, 192, 1, SP_WS, 0, SP_SPLIT_M, 8, 48}},
+     {{96, 768, 256, 2, SP_WS, 0, SP_SPLIT_M, 6, 64}}},
+    {{{96, 1536, 128, 1, SP_WS, 0, SP_SPLIT_M, 6, 64}},
+     {{96, 768, 256, 2, SP_WS, 0, SP_SPLIT_N, 6, 64}}},
 };
 
 static const char *const coretypes[NCORE] = {NULL, "SkylakeX", "Cooperlake", "Haswell"};
@@ -239,7 +238,7 @@ static bool build(const char *dir)
     for (int s = 0; s < NSHAPE; s++)
         for (int t = 0; t < NTHR; t++) {
             snprintf(sym, sizeof sym, "tuned_%d_%d", s, t);
-            if (!cg_host_source(f, &table[s][t].c, table[s][t].mt, sym, err, sizeof err)) {
+            if (!cg_host_source(f, &table[s][t].c, sym, err, sizeof err)) {
                 fprintf(stderr, "bench_host_kernel: %s\n", err);
                 fclose(f);
                 return false;
@@ -262,8 +261,8 @@ static bool parse_config(const char *s, tuned *out)
     if (strategy < 0 || split < 0)
         return false;
     out->c = (sp_config){.m = m, .n = n, .k = k, .cores = cores, .strategy = (uint8_t)strategy,
-                         .double_buffer = (uint8_t)(db != 0), .split = (uint8_t)split};
-    out->mt = (cg_micro){mr, nr};
+                         .double_buffer = (uint8_t)(db != 0), .split = (uint8_t)split,
+                         .mr = (uint8_t)mr, .nr = (uint8_t)nr};
     return true;
 }
 
@@ -360,8 +359,7 @@ int main(int argc, char **argv)
                    peak > 0 ? tune[s][t] / (peak * (t + 1)) : 0.0, blas[0][s][t], blas[best][s][t],
                    names[best], blas[best][s][t] > 0 ? tune[s][t] / blas[best][s][t] : 0.0,
                    sp_strategy_name(c->strategy), (int)c->m, (int)c->n, (int)c->k,
-                   c->double_buffer, (int)c->cores, sp_split_name(c->split), table[s][t].mt.mr,
-                   table[s][t].mt.nr);
+                   c->double_buffer, (int)c->cores, sp_split_name(c->split), c->mr, c->nr);
         }
     for (int s = 0; s < NSHAPE; s++) {
         free(probs[s].A);

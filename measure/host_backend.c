@@ -1,0 +1,129 @@
+/* host_backend.c — the "host" backend: generates each candidate's C kernel,
+ * compiles a batch at once and verifies and times every kernel in isolation. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure.h"
+
+typedef struct {
+    char workdir[512];
+    double timeout;
+} host_state;
+
+/* The C source of candidate c under symbol sym (malloc'd), or NULL with the
+ * generator's reason in why. */
+static char *source_of(const sp_config *c, const char *sym, char *why, size_t len)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    if (!f) {
+        snprintf(why, len, "out of memory");
+        return NULL;
+    }
+    bool ok = cg_host_source(f, c, sym, why, len);
+    if (fclose(f) != 0 && ok) {
+        snprintf(why, len, "out of memory");
+        ok = false;
+    }
+    if (!ok) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* Reports job j of the batch as candidate idx[j] to the caller's done. */
+typedef struct {
+    const size_t *idx;
+    ms_measurement *out;
+    ms_done_fn done;
+    void *ctx;
+} relay;
+
+static void relay_done(void *ctx, size_t j, const ms_measurement *m)
+{
+    relay *r = ctx;
+    r->out[r->idx[j]] = *m;
+    if (r->done)
+        r->done(r->ctx, r->idx[j], m);
+}
+
+static void host_batch(ms_backend *b, const sp_target *t, const sp_problem *p,
+                       const sp_candidate *c, size_t n, ms_measurement *out, ms_done_fn done,
+                       void *ctx)
+{
+    (void)t;
+    host_state *st = b->state;
+    ms_host_job *jobs = calloc(n ? n : 1, sizeof *jobs);
+    char (*syms)[32] = calloc(n ? n : 1, sizeof *syms);
+    size_t *idx = calloc(n ? n : 1, sizeof *idx);
+    ms_measurement *got = calloc(n ? n : 1, sizeof *got);
+    size_t nj = 0;
+    for (size_t i = 0; i < n; i++) {
+        memset(&out[i], 0, sizeof out[i]);
+        if (!jobs || !syms || !idx || !got) {
+            out[i].status = MS_CRASH;
+            snprintf(out[i].detail, sizeof out[i].detail, "out of memory");
+        } else {
+            snprintf(syms[nj], sizeof syms[nj], "nt_k%zu", i);
+            char *src = source_of(&c[i].config, syms[nj], out[i].detail, sizeof out[i].detail);
+            if (src) {
+                jobs[nj] = (ms_host_job){.source = src, .symbol = syms[nj], .problem = p};
+                idx[nj++] = i;
+                continue;
+            }
+            out[i].status = MS_ILLEGAL;
+        }
+        if (done)
+            done(ctx, i, &out[i]);
+    }
+    if (nj) {
+        relay r = {idx, out, done, ctx};
+        char err[256];
+        if (!ms_host_run(jobs, nj, st->workdir, st->timeout, got, relay_done, &r, err,
+                         sizeof err))
+            for (size_t j = 0; j < nj; j++) {
+                ms_measurement *m = &out[idx[j]];
+                m->status = MS_CRASH;
+                snprintf(m->detail, sizeof m->detail, "%s", err);
+                if (done)
+                    done(ctx, idx[j], m);
+            }
+    }
+    for (size_t j = 0; j < nj; j++)
+        free((char *)jobs[j].source);
+    free(jobs), free(syms), free(idx), free(got);
+}
+
+static void host_measure(ms_backend *b, const sp_target *t, const sp_problem *p,
+                         const sp_candidate *c, ms_measurement *out)
+{
+    host_batch(b, t, p, c, 1, out, NULL, NULL);
+}
+
+static void host_close(ms_backend *b)
+{
+    if (b)
+        free(b->state);
+    free(b);
+}
+
+ms_backend *ms_host_open(const ms_settings *s, char *err, size_t errlen)
+{
+    ms_backend *b = calloc(1, sizeof *b);
+    host_state *st = calloc(1, sizeof *st);
+    if (!b || !st) {
+        free(b), free(st);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    snprintf(st->workdir, sizeof st->workdir, "%s",
+             s->workdir && *s->workdir ? s->workdir : "npu-tune-kernels");
+    st->timeout = s->timeout > 0 ? s->timeout : 60;
+    *b = (ms_backend){.name = "host", .unit = "s", .parallel = false, .measure = host_measure,
+                      .measure_batch = host_batch, .close = host_close, .state = st};
+    return b;
+}

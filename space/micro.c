@@ -1,0 +1,38 @@
+/* micro.c — register micro-tiles of CPU targets: which fit the vector
+ * registers, and the one the generator uses when a space names none. */
+#include "space.h"
+
+bool sp_micro_fits(const sp_target *t, sp_micro u)
+{
+    int w = t->cpu.simd_floats;
+    if (u.mr < 1 || u.nr < 1 || w < 1 || u.nr % w)
+        return false;
+    int nv = u.nr / w;
+    return u.mr * nv + nv + 1 <= t->cpu.vregs;
+}
+
+/* A k step of the micro-kernel loads mr broadcasts and nv B vectors for
+ * mr*nv FMAs; loads slow the FMAs even below the load ports' limit, so the
+ * tile with the most FMAs per load wins. AVX-512 (16 lanes, 32 registers):
+ * 6 x 64; AVX2 (8, 16): 6 x 16; SSE (4, 16): 6 x 8; NEON (4, 32): 6 x 16. */
+sp_micro sp_micro_default(const sp_target *t)
+{
+    int w = t->cpu.simd_floats >= 1 ? t->cpu.simd_floats : 4;
+    int vregs = t->cpu.vregs >= 3 ? t->cpu.vregs : 3;
+    sp_micro best = {1, (uint8_t)(w <= 255 ? w : 255)};
+    double best_ratio = 0;
+    for (int nv = 1; nv * w <= 255 && nv + 2 <= vregs; nv *= 2) {
+        int mr = (vregs - 1 - nv) / nv;
+        if (mr > 32)
+            mr = 32;
+        if (mr < 1)
+            continue;
+        double ratio = (double)(mr * nv) / (mr + nv);
+        if (ratio > best_ratio + 1e-9) {
+            best_ratio = ratio;
+            best.mr = (uint8_t)mr;
+            best.nr = (uint8_t)(nv * w);
+        }
+    }
+    return best;
+}
