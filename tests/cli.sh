@@ -23,7 +23,7 @@ same "missing script" "$err" "npu-tune: cannot open 'missing.lua': No such file 
 # --- model: best tile per strategy (the thesis's table) ---
 run 0 model --target ascend910 --shape 512x768x768 --format csv
 header=$(printf '%s\n' "$out" | head -n 1)
-same "model csv header" "$header" "strategy,m,n,k,double_buffer,cores,split,legal,load_volume_elems,store_elems,est_cycles,buffer_use_bytes,grid_m,grid_n,legal_configs,violations"
+same "model csv header" "$header" "strategy,m,n,k,double_buffer,cores,split,legal,load_volume_elems,store_elems,est_cycles,buffer_use_bytes,grid_m,grid_n,legal_configs,violations,micro"
 same "IS row" "$(printf '%s\n' "$out" | grep '^IS,' | cut -d, -f1-9)" "IS,32,32,768,0,1,M,1,9830400"
 same "WS row" "$(printf '%s\n' "$out" | grep '^WS,' | cut -d, -f1-9)" "WS,32,32,768,0,1,M,1,10027008"
 same "OS row" "$(printf '%s\n' "$out" | grep '^OS,' | cut -d, -f1-9)" "OS,256,256,128,0,1,M,1,2359296"

@@ -8,13 +8,13 @@
 #include "tuner.h"
 
 static const char usage_text[] =
-    "usage: npu-tune model --target T --shape MxNxK [--batch B] [--dtype fp16|int8]\n"
+    "usage: npu-tune model --target T --shape MxNxK [--batch B] [--dtype fp16|int8|fp32]\n"
     "                      [--strategy IS|WS|OS] [--tile mxnxk] [--double-buffer on|off]\n"
-    "                      [--cores C] [--split M|N|MN] [--format text|csv]\n";
+    "                      [--cores C] [--split M|N|MN] [--micro MRxNR] [--format text|csv]\n";
 
 static const char csv_header[] =
     "strategy,m,n,k,double_buffer,cores,split,legal,load_volume_elems,store_elems,"
-    "est_cycles,buffer_use_bytes,grid_m,grid_n,legal_configs,violations\n";
+    "est_cycles,buffer_use_bytes,grid_m,grid_n,legal_configs,violations,micro\n";
 
 static void csv_row(const sp_config *c, int legal, const sp_figures *f, long long nlegal,
                     const char *why)
@@ -36,7 +36,10 @@ static void csv_row(const sp_config *c, int legal, const sp_figures *f, long lon
             fputs(s[1] ? "; " : "", stdout);
         else
             putchar(*s == ',' ? ';' : *s);
-    putchar('\n');
+    if (c->mr || c->nr)
+        printf(",%dx%d\n", c->mr, c->nr);
+    else
+        printf(",\n");
 }
 
 static void heading(const tn_request *r)

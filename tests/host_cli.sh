@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# host_cli.sh — the host CPU as a user meets it: target "host" in model/gen,
+# generated C that compiles into a program and is right, and a small tuning run.
+# Usage: host_cli.sh PATH/TO/npu-tune SOURCE_DIR
+set -u
+bin=$1
+src=$2
+. "$(dirname "$0")/lib.sh"
+cc=${CC:-cc}
+
+# --- model on the host ---
+run 0 model --target host --shape 200x96x80 --strategy WS --tile 48x64x64 --micro 6x16
+has "host legal" "$out" "legal: yes"
+has "host config" "$out" "micro-tile 6x16"
+run 0 model --target host --shape 200x96x80 --strategy WS --tile 48x64x64 --micro 40x64
+has "micro too big" "$out" "micro-tile 40x64 needs"
+run 0 model --target host --shape 512x768x768 --format csv
+same "host model rows" "$(printf '%s\n' "$out" | tail -n +2 | cut -d, -f8 | sort -u)" "1"
+run 2 model --target ascend910 --shape 64x64x64 --micro 6x64
+has "micro on npu" "$err" "npu-tune: model: --micro is a register micro-tile of cpu targets; 'ascend910' is an npu"
+run 2 gen --target host --shape 64x64x64 --strategy OS --tile 64x64x64 --micro 6x0
+has "bad micro" "$err" "npu-tune: gen: --micro '6x0' must be MRxNR (each 1 to 255)"
+
+# --- gen --target host: nt_sgemm, compiled into a program, checked ---
+cat >"$work/driver.c" <<'C'
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+void nt_sgemm(int M, int N, int K, const float *A, int lda, const float *B, int ldb, float *C,
+              int ldc);
+/* C = A.B on shapes other than the tuned one (tails, thin, padded strides)
+ * against plain loops in double. */
+int main(void)
+{
+    static const int shapes[][3] = {{100, 70, 50}, {1, 1, 1}, {7, 130, 3}, {65, 1, 200},
+                                    {33, 47, 0}, {256, 96, 301}};
+    int bad = 0;
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        int M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
+        int lda = K + 3, ldb = N + 5, ldc = N + 2;
+        float *A = malloc(sizeof(float) * (size_t)(M * lda + 1));
+        float *B = malloc(sizeof(float) * (size_t)(K * ldb + 1));
+        float *C = malloc(sizeof(float) * (size_t)(M * ldc));
+        for (int i = 0; i < M * lda; i++) A[i] = (float)((i * 7 % 13) - 6) / 8;
+        for (int i = 0; i < K * ldb; i++) B[i] = (float)((i * 5 % 11) - 5) / 4;
+        for (int i = 0; i < M * ldc; i++) C[i] = 1e9f;
+        nt_sgemm(M, N, K, A, lda, B, ldb, C, ldc);
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) {
+                double r = 0;
+                for (int p = 0; p < K; p++) r += (double)A[i * lda + p] * B[p * ldb + j];
+                if (fabs(C[i * ldc + j] - r) > 1e-4 * (1 + fabs(r))) bad++;
+            }
+        free(A), free(B), free(C);
+    }
+    printf("%d wrong\n", bad);
+    return bad != 0;
+}
+C
+check_kernel() { # NAME FILE: compiles FILE as a user would and runs the driver
+    if "$cc" -O3 -march=native -fopenmp -Wall -Wextra -Werror -c "$2" -o "$work/k.o" 2>"$work/cc.err" &&
+        "$cc" -O2 -fopenmp "$work/driver.c" "$work/k.o" -lm -o "$work/driver" 2>>"$work/cc.err"; then
+        ok
+        if out=$("$work/driver"); then ok; else bad "$1: $out"; fi
+    else
+        bad "$1: does not compile: $(head -n 3 "$work/cc.err")"
+    fi
+}
+for cfg in "IS 48x64x32 off 1 M 6x16" "WS 96x128x64 on 2 N 8x32" "OS 64x96x48 on 2 M 4x16"; do
+    set -- $cfg
+    run 0 gen --target host --shape 100x70x50 --strategy "$1" --tile "$2" --double-buffer "$3" \
+        --cores "$4" --split "$5" --micro "$6" -o "$work/k_$1.c"
+    check_kernel "gen $cfg" "$work/k_$1.c"
+done
+run 1 gen --target host --shape 100x70x50 --strategy OS --tile 64x64x64 --cores 64
+has "too many threads" "$err" "npu-tune: gen: config not legal on host: cores = 64, but target 'host' has"
+
+# --- a small tuning run on the host ---
+cat >"$work/tiny.lua" <<'LUA'
+target "host"
+matmul { name = "tiny", shapes = { {64, 64, 64}, {100, 37, 50} } }
+space { m = { 16, 48 }, n = { 32, 64 }, k = { 32, 64 }, micro = { "6x16", "4x32" } }
+tune { budget = 4, results = "out/tiny.csv", table = "out/tiny-table.csv" }
+LUA
+run 0 --quiet tiny.lua
+has "roofline" "$out" "host roofline: FMA peak"
+has "gflops" "$out" "GFLOP/s"
+same "table header" "$(sed -n 2p "$work/out/tiny-table.csv")" "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,measured,unit,micro"
+same "table rows" "$(tail -n +3 "$work/out/tiny-table.csv" | cut -d, -f1,6,7,16 | sort -u)" "tiny,fp32,host,s"
+same "journal statuses" "$(tail -n +2 "$work/out/tiny.csv" | cut -d, -f17,18,20 | sort -u)" "host,ok,s"
+same "journal rows" "$(tail -n +2 "$work/out/tiny.csv" | wc -l | tr -d ' ')" "8"
+micro=$(tail -n +3 "$work/out/tiny-table.csv" | cut -d, -f17 | sort -u | tr '\n' ' ')
+case "$micro" in *6x16*|*4x32*) ok ;; *) bad "table micro-tiles: '$micro'" ;; esac
+run 0 --quiet tiny.lua # resumed: nothing measured again
+same "resumed journal" "$(tail -n +2 "$work/out/tiny.csv" | wc -l | tr -d ' ')" "8"
+run 0 gen --table out/tiny-table.csv --shape 100x37x50 -o k_table.c
+same "gen --table exact" "$err" ""
+check_kernel "gen --table" "$work/k_table.c"
+run 0 table export out/tiny-table.csv -o tiny.h
+cat >"$work/lookup.c" <<'C'
+#include <stdio.h>
+#include "tiny.h"
+int main(void)
+{
+    const npu_tune_entry *e = npu_tune_lookup(100, 37, 50, 1, "fp32");
+    printf("%ld %d %d\n", e ? e->M : 0L, e ? e->mr : 0, e ? e->nr : 0);
+    return 0;
+}
+C
+if "$cc" -std=c11 -Wall -Wextra -Werror -I"$work" "$work/lookup.c" -o "$work/lookup" 2>"$work/cc.err"; then
+    ok
+    has "header lookup" "$("$work/lookup")" "100 "
+else
+    bad "header: $(head -n 3 "$work/cc.err")"
+fi
+
+# --- kinds that do not mix ---
+printf 'target "host"\nmatmul { name = "x", shapes = { {64, 64, 64} } }\ntune { measure = "sim" }\n' >"$work/hostsim.lua"
+run 1 hostsim.lua
+same "sim on host" "$err" "npu-tune: hostsim.lua:3: tune: measure 'sim' simulates npu targets; target 'host' is a cpu (use measure = \"host\")"
+printf 'target "ascend910"\nmatmul { name = "x", shapes = { {64, 64, 64} } }\ntune { measure = "host" }\n' >"$work/npuhost.lua"
+run 1 npuhost.lua
+same "host on npu" "$err" "npu-tune: npuhost.lua:3: tune: measure 'host' runs kernels on the host cpu; target 'ascend910' is an npu (use target \"host\", or measure = \"sim\")"
+
+finish
