@@ -114,6 +114,37 @@ else
     bad "header: $(head -n 3 "$work/cc.err")"
 fi
 
+# --- a crashing and a hanging candidate in a tuning run ---
+# The compiler wrapper plants a trap in the third kernel of each batch and an
+# endless loop in the sixth; the run must give them their statuses and go on.
+cat >"$work/plantcc.sh" <<'SH'
+#!/usr/bin/env bash
+args=()
+for a in "$@"; do
+    case "$a" in
+    *.c)
+        sed -e '/^void nt_k2(/,/^{/ s/^{/{ __builtin_trap();/' \
+            -e '/^void nt_k5(/,/^{/ s/^{/{ for (;;) {}/' "$a" >"$a.planted.c"
+        args+=("$a.planted.c") ;;
+    *) args+=("$a") ;;
+    esac
+done
+exec cc "${args[@]}"
+SH
+cat >"$work/plant.lua" <<'LUA'
+target "host"
+matmul { name = "plant", shapes = { {96, 64, 64} } }
+space { m = { 16, 32, 48, 96 }, n = { 32, 64 }, k = { 32, 64 }, micro = "4x16" }
+tune { budget = 8, timeout = 3, results = "out/plant.csv", table = "out/plant-table.csv" }
+LUA
+(cd "$work" && CC="bash $work/plantcc.sh" "$bin" --quiet plant.lua >"$work/.out" 2>"$work/.err")
+code=$?
+same "planted run exit" "$code" "0"
+statuses=$(tail -n +2 "$work/out/plant.csv" | cut -d, -f18 | sort | uniq -c | awk '{print $2 "=" $1}' | tr '\n' ' ')
+same "planted statuses" "$statuses" "crash=1 ok=6 timeout=1 "
+has "planted crash detail" "$(cat "$work/out/plant.csv")" ",crash,"
+same "planted table" "$(tail -n +3 "$work/out/plant-table.csv" | cut -d, -f1,16)" "plant,s"
+
 # --- kinds that do not mix ---
 printf 'target "host"\nmatmul { name = "x", shapes = { {64, 64, 64} } }\ntune { measure = "sim" }\n' >"$work/hostsim.lua"
 run 1 hostsim.lua
