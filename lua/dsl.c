@@ -518,8 +518,11 @@ static void read_double_buffer(lua_State *L, sp_space *sp)
 static bool micro_item(lua_State *L, int idx, sp_micro *u)
 {
     lua_Integer mr = 0, nr = 0;
+    idx = lua_absindex(L, idx); /* items of a list come at -1 */
     if (lua_type(L, idx) == LUA_TSTRING) {
         const char *t = lua_tostring(L, idx);
+        if (strspn(t, "0123456789x") != strlen(t)) /* no signs or blanks */
+            return false;
         char *end;
         long a = strtol(t, &end, 10);
         if (end == t || *end != 'x')

@@ -74,7 +74,13 @@ bool ls_check_kinds(ls_script *s, char *err, size_t errlen)
     ls_tune *tn = &s->tune;
     const char *tw = s->have_tune ? s->tune_where : s->path;
     const char *m = tn->measure ? tn->measure : "";
-    if (!s->measure_given && cpu && strcmp(m, "host") != 0 && strcmp(m, "model") != 0) {
+    /* An unnamed measure: the build's default, which on a CPU means the host
+     * (the model backend works for both kinds and stays). */
+    bool have_host = false;
+    for (const char *const *b = s->opts.measures; b && *b; b++)
+        have_host |= strcmp(*b, "host") == 0;
+    if (!s->measure_given && cpu && have_host && strcmp(m, "host") != 0 &&
+        strcmp(m, "model") != 0) {
         char *copy = malloc(sizeof "host");
         if (!copy) {
             snprintf(err, errlen, "%s: out of memory", s->path);

@@ -263,6 +263,7 @@ void ls_close(ls_script *s)
     ls_axis_free(&s->space.n);
     ls_axis_free(&s->space.k);
     ls_axis_free(&s->space.cores);
+    free(s->space.micro);
     free(s->problems);
     free(s->problem_where);
     free((char *)s->tune.measure);

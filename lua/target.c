@@ -215,7 +215,7 @@ static bool read_level(lua_State *L, int idx, const char *prefix, const char *sk
             else
                 ok = read_level(L, lua_gettop(L), dotted, NULL, kind, t, seen, err, errlen);
         } else if (foreign) {
-            snprintf(err, errlen, "field '%s' does not apply to a %s target", dotted,
+            snprintf(err, errlen, "field '%s' does not apply to %s targets", dotted,
                      sp_kind_name(kind == K_CPU ? SP_CPU : SP_NPU));
             ok = false;
         } else {
@@ -248,17 +248,25 @@ bool ls_target_read(lua_State *L, int idx, sp_target *t, bool complete, const ch
      * kind of the target being overridden, else an NPU. */
     idx = lua_absindex(L, idx);
     int k = complete ? SP_NPU : t->kind;
-    if (lua_getfield(L, idx, "kind") == LUA_TSTRING && sp_kind_parse(lua_tostring(L, -1)) >= 0)
-        k = sp_kind_parse(lua_tostring(L, -1));
+    int type = lua_getfield(L, idx, "kind");
+    int given = type == LUA_TSTRING ? sp_kind_parse(lua_tostring(L, -1)) : -1;
     lua_pop(L, 1);
+    /* Judged before the other fields, whose meaning depends on it (and
+     * which lua_next visits in no fixed order). */
+    if (type != LUA_TNIL && given < 0) {
+        snprintf(err, errlen, "field 'kind' must be \"npu\" or \"cpu\"");
+        return false;
+    }
+    if (!complete && given >= 0 && given != k) {
+        snprintf(err, errlen, "field 'kind' cannot change the kind of the base target (%s)",
+                 sp_kind_name(k));
+        return false;
+    }
+    if (given >= 0)
+        k = given;
     unsigned kind = 1u << k;
     if (!read_level(L, idx, NULL, skip, kind, t, seen, err, errlen))
         return false;
-    if (!complete && t->kind != k) {
-        snprintf(err, errlen, "field 'kind' cannot change the kind of a %s target",
-                 sp_kind_name(t->kind));
-        return false;
-    }
     for (size_t i = 0; complete && i < NFIELDS; i++)
         if (!seen[i] && !fields[i].optional && (fields[i].kinds & kind)) {
             snprintf(err, errlen, "field '%s' is missing", fields[i].name);

@@ -147,7 +147,7 @@ static void walk_item(const walk_args *w, int st, int db, int32_t m, sink *out)
         walk_item_cpu(w, st, db, m, out);
         return;
     }
-    if (m % x->m0)
+    if (m % x->m0 || !sp_target_computes(t, x->p->dtype)) /* as sp_check: SP_BAD_DTYPE */
         return;
     for (size_t ki = 0; ki < w->nk; ki++) {
         int32_t k = w->kv[ki];

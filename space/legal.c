@@ -161,7 +161,9 @@ int sp_explain(const sp_target *t, const sp_problem *p, const sp_config *c, char
     if (bad & SP_BAD_ALIGN_K)
         line(out, outlen, &used, "k = %d is not a multiple of %lld (the %s fractal)", c->k,
              (long long)x.k0, dt);
-    if (bad & SP_BAD_DIM)
+    if (bad & SP_BAD_DIM && t->kind == SP_CPU)
+        line(out, outlen, &used, "blocks %dx%dx%d: each must be at least 1", c->m, c->n, c->k);
+    else if (bad & SP_BAD_DIM)
         line(out, outlen, &used,
              "tile %dx%dx%d exceeds the padded shape %lldx%lldx%lld", c->m, c->n, c->k,
              (long long)x.Mp, (long long)x.Np, (long long)x.Kp);
@@ -211,9 +213,10 @@ int sp_explain(const sp_target *t, const sp_problem *p, const sp_config *c, char
     }
     if (bad & SP_BAD_CACHE1)
         line(out, outlen, &used,
-             "L1d overflows: the A micro-panel %dx%d fp32 needs %lld bytes kept to half of L1d "
-             "(the rest streams B and C), L1d has %lld",
-             c->mr, c->k, (long long)sp_cpu_need(c, SP_CL1), (long long)t->cpu.cache[SP_CL1]);
+             "L1d overflows: the A micro-panel %dx%d fp32 (%lld bytes) must fit half of L1d "
+             "(%lld of %lld; the rest streams B and C)",
+             c->mr, c->k, (long long)sp_cpu_need(c, SP_CL1) / 2,
+             (long long)t->cpu.cache[SP_CL1] / 2, (long long)t->cpu.cache[SP_CL1]);
     if (bad & SP_BAD_CACHE2) {
         snprintf(tile, sizeof tile, "the packed B block %dx%d fp32", c->k, c->n);
         buffer_line(out, outlen, &used, "L2", tile, sp_cpu_need(c, SP_CL2), t->cpu.cache[SP_CL2],
@@ -227,7 +230,13 @@ int sp_explain(const sp_target *t, const sp_problem *p, const sp_config *c, char
              c->m, c->strategy == SP_IS ? c->k : c->n, (long long)sp_cpu_need(c, SP_CL3),
              db ? " (double-buffered: two copies)" : "", c->cores, c->cores == 1 ? "" : "s",
              (long long)sp_cpu_l3_share(t, c->cores));
-    if (bad & SP_BAD_SPLIT && t->kind == SP_CPU) {
+    if (bad & SP_BAD_SPLIT && t->kind == SP_CPU && c->split == SP_SPLIT_MN) {
+        line(out, outlen, &used,
+             "split MN needs a grid of >= 2x2 threads dividing %d within %lldx%lld micro-tiles "
+             "of %dx%d",
+             c->cores, (long long)sp_ceil_div(p->M, c->mr), (long long)sp_ceil_div(p->N, c->nr),
+             c->mr, c->nr);
+    } else if (bad & SP_BAD_SPLIT && t->kind == SP_CPU) {
         line(out, outlen, &used,
              "split %s over %d threads leaves threads idle: %lldx%lld micro-tiles of %dx%d",
              sp_split_name(c->split), c->cores, (long long)sp_ceil_div(p->M, c->mr),
