@@ -17,7 +17,8 @@ enum {
     KC_MAX = 8192,
     CORES_MAX = 1024,
     SYMBOL_MAX = 64,
-    UNROLL = 4          /* k steps per iteration of the micro-kernel loop */
+    UNROLL = 4,         /* k steps per iteration of the micro-kernel loop */
+    EDGE_KERNELS = 8    /* widest tile (in vectors) that gets narrower edge kernels */
 };
 
 /* One vector code path of the emitted source. */
@@ -93,16 +94,33 @@ static void acc_name(char *buf, size_t n, int i, int v)
     snprintf(buf, n, "c%d_%d", i, v);
 }
 
-/* The micro-kernel of one code path. */
-static void emit_ukr(const out *o, int mr, int nr, int w)
+/* A micro-kernel of one code path computing the first nv vectors of the
+ * NR-wide tile (nv = NR/w: the full kernel @_ukr, else @_ukr_nv, for edge
+ * tiles): one k step per iteration (B row loads, then per A row a broadcast
+ * and nv FMAs), unrolled by the compiler. Written this way gcc keeps the
+ * accumulators, the B vectors and the broadcast in registers with no copies
+ * or spills (an unrolled source with a temporary per step makes it hoist
+ * loads and spill). The broadcasts are separate loads (vbroadcastss), not
+ * embedded {1to16} operands: every load uop slows the FMAs on the machine
+ * this was tuned on, and an embedded broadcast costs one per FMA instead of
+ * one per row (8x48 in L1: 91% of the FMA peak, embedded 78%). */
+static void emit_ukr(const out *o, int mr, int nr, int w, int nv)
 {
-    int nv = nr / w;
-    char name[32];
-    put(o, "\n/* The micro-kernel: c[0..MR) x [0..NR) (row stride ldc) = (acc ? c : 0) +\n"
-           " * the packed A panel (MR rows of kc, stride KS) . the packed B panel (kc rows\n"
-           " * of NR), accumulating in MR x NR/VW vector registers. */\n");
-    put(o, "static void @_ukr(int kc, const float *restrict a, const float *restrict b,\n"
-           "                  float *restrict c, ptrdiff_t ldc, int acc)\n{\n");
+    char name[32], fn[32];
+    if (nv == nr / w) {
+        snprintf(fn, sizeof fn, "@_ukr");
+        put(o, "\n/* The micro-kernel: c[0..MR) x [0..NR) (row stride ldc) = (acc ? c : 0) +\n"
+               " * A rows a[i*lda + 0..kc) (i < MR) . the packed B panel (kc rows of NR),\n"
+               " * accumulating in MR x NR/VW vector registers. */\n");
+    } else {
+        snprintf(fn, sizeof fn, "@_ukr_%d", nv);
+        putf(o, "\n/* The micro-kernel for the first %d vectors of the tile only. */\n", nv);
+    }
+    putf(o, "static void %s(int kc, const float *restrict a, ptrdiff_t lda,\n"
+            "    const float *restrict b, float *restrict c, ptrdiff_t ldc, int acc)\n{\n",
+         fn);
+    for (int i = 0; i < mr; i++)
+        putf(o, "    const float *restrict a%d = a + %d * lda;\n", i, i);
     for (int i = 0; i < mr; i++) {
         put(o, "    @_vec");
         for (int v = 0; v < nv; v++) {
@@ -111,39 +129,27 @@ static void emit_ukr(const out *o, int mr, int nr, int w)
         }
         put(o, ";\n");
     }
-    put(o, "    @_vec t");
+    /* C is read only after the k loop: start fetching it now */
+    putf(o, "    if (acc)\n"
+            "        for (int i = 0; i < @_MR; i++)\n"
+            "            for (int j = 0; j < %d; j += 16)\n"
+            "                __builtin_prefetch(c + i * ldc + j, 1, 3);\n", nv * w);
+    /* unrolled when the accumulators fit the registers; a tile that spills
+     * anyway (a wide tile on narrow vectors) gains nothing from it */
+    putf(o, "#pragma GCC unroll %d\n", mr * nv + nv + 1 <= 32 ? UNROLL : 1);
+    put(o, "    for (int p = 0; p < kc; p++, b += @_NR) {\n");
     for (int v = 0; v < nv; v++)
-        putf(o, ", b%d", v);
-    put(o, ";\n");
-    put(o, "    for (int i = 0; i < @_MR; i++) { /* the C tile is needed at the end */\n"
-           "        __builtin_prefetch(c + i * ldc, 1, 3);\n"
-           "        __builtin_prefetch(c + i * ldc + @_NR - 1, 1, 3);\n"
-           "    }\n");
-    /* unrolled k loop when the accumulators fit the registers; a tile that
-     * spills anyway (a wide tile on narrow vectors) gains nothing from it */
-    int unroll = mr * nv <= 32 ? UNROLL : 1;
-    for (int loop = unroll > 1 ? 0 : 1; loop < 2; loop++) {
-        int steps = loop == 0 ? unroll : 1;
-        if (loop == 0)
-            putf(o, "    int p = 0;\n    for (; p + %d <= kc; p += %d, a += %d, b += %d * @_NR) {\n",
-                 steps, steps, steps, steps);
-        else
-            put(o, unroll > 1 ? "    for (; p < kc; p++, a++, b += @_NR) {\n"
-                              : "    for (int p = 0; p < kc; p++, a++, b += @_NR) {\n");
-        for (int u = 0; u < steps; u++) {
-            for (int v = 0; v < nv; v++)
-                putf(o, "        b%d = @_vload(b + %d);\n", v, u * nr + v * w);
-            for (int i = 0; i < mr; i++) {
-                putf(o, "        t = @_vbcast(a + %d * @_KS + %d);", i, u);
-                for (int v = 0; v < nv; v++) {
-                    acc_name(name, sizeof name, i, v);
-                    putf(o, " %s = @_vfma(t, b%d, %s);", name, v, name);
-                }
-                put(o, "\n");
-            }
+        putf(o, "        @_vec b%d = @_vload(b + %d);\n", v, v * w);
+    put(o, "        @_vec t;\n");
+    for (int i = 0; i < mr; i++) {
+        putf(o, "        t = @_vbcast(a%d + p);", i);
+        for (int v = 0; v < nv; v++) {
+            acc_name(name, sizeof name, i, v);
+            putf(o, " %s = @_vfma(t, b%d, %s);", name, v, name);
         }
-        put(o, "    }\n");
+        put(o, "\n");
     }
+    put(o, "    }\n");
     put(o, "    if (acc) {\n");
     for (int i = 0; i < mr; i++)
         for (int v = 0; v < nv; v++) {
@@ -160,19 +166,117 @@ static void emit_ukr(const out *o, int mr, int nr, int w)
     put(o, "}\n");
 }
 
+/* The micro-kernels of one code path: the full one, and when the tile is at
+ * most EDGE_KERNELS vectors wide one per narrower width, which @_ukr_cols
+ * picks for an edge tile of `cols` columns (so a last, narrow column panel
+ * costs its own width, not the whole tile's). */
+static void emit_ukrs(const out *o, int mr, int nr, int w)
+{
+    int nv = nr / w;
+    bool narrow = nv <= EDGE_KERNELS;
+    for (int v = 1; narrow && v < nv; v++)
+        emit_ukr(o, mr, nr, w, v);
+    emit_ukr(o, mr, nr, w, nv);
+    put(o, "\n/* c (row stride NR) = the first cols (<= NR) columns of the tile, and\n"
+           " * possibly more. */\n"
+           "static void @_ukr_cols(int kc, const float *a, ptrdiff_t lda, const float *b, float *c,\n"
+           "                       int cols)\n{\n");
+    if (narrow && nv > 1) {
+        put(o, "    switch ((cols + @_VW - 1) / @_VW) {\n");
+        for (int v = 1; v < nv; v++)
+            putf(o, "    case %d:\n        @_ukr_%d(kc, a, lda, b, c, @_NR, 0);\n        return;\n",
+                 v, v);
+        put(o, "    default:\n        break;\n    }\n");
+    } else {
+        put(o, "    (void)cols;\n");
+    }
+    put(o, "    @_ukr(kc, a, lda, b, c, @_NR, 0);\n}\n");
+}
+
+/* The element type of A and B, per dtype: one value widened to fp32 (@_ld),
+ * and n of them into a row of floats (@_cvt). */
+static const char elem_fp32[] =
+    "\n/* A and B hold fp32: packing is a copy. */\n"
+    "typedef float @_in;\n"
+    "static inline float @_ld(@_in x) { return x; }\n"
+    "static void @_cvt(float *d, const @_in *s, int n) { memcpy(d, s, sizeof(float) * (size_t)n); }\n";
+static const char elem_bf16[] =
+    "\n/* A and B hold bf16 bit patterns: a value is the upper half of an fp32. */\n"
+    "typedef uint16_t @_in;\n"
+    "static inline float @_ld(@_in x)\n"
+    "{\n"
+    "    uint32_t u = (uint32_t)x << 16;\n"
+    "    float v;\n"
+    "    memcpy(&v, &u, sizeof v);\n"
+    "    return v;\n"
+    "}\n"
+    "static void @_cvt(float *d, const @_in *s, int n)\n"
+    "{\n"
+    "    for (int i = 0; i < n; i++)\n"
+    "        d[i] = @_ld(s[i]);\n"
+    "}\n";
+
+/* Each thread's scratch memory (packed B, a copied A micro-panel, flags). */
+static const char scratch_text[] =
+    "\n/* A thread's scratch memory of at least `bytes`, 64-byte aligned, or NULL.\n"
+    " * With C11 threads it is kept between calls (grown when too small, freed\n"
+    " * when the thread ends), since fresh memory on every call would page-fault\n"
+    " * megabytes each time; *temp = 0. Else (or if the key cannot be made) it\n"
+    " * is allocated for this call and *temp = 1: the caller frees it. */\n"
+    "#ifndef __STDC_NO_THREADS__\n"
+    "typedef struct {\n"
+    "    size_t cap;\n"
+    "    unsigned char *mem;\n"
+    "} @_kept;\n"
+    "static tss_t @_key;\n"
+    "static int @_key_ok;\n"
+    "static once_flag @_once = ONCE_FLAG_INIT;\n"
+    "static void @_drop(void *p)\n"
+    "{\n"
+    "    @_kept *k = p;\n"
+    "    free(k->mem);\n"
+    "    free(k);\n"
+    "}\n"
+    "static void @_make_key(void) { @_key_ok = tss_create(&@_key, @_drop) == thrd_success; }\n"
+    "#endif\n"
+    "static unsigned char *@_scratch(size_t bytes, int *temp)\n"
+    "{\n"
+    "    bytes = (bytes + 63) / 64 * 64;\n"
+    "    *temp = 1;\n"
+    "#ifndef __STDC_NO_THREADS__\n"
+    "    call_once(&@_once, @_make_key);\n"
+    "    if (@_key_ok) {\n"
+    "        @_kept *k = tss_get(@_key);\n"
+    "        if (!k) {\n"
+    "            k = calloc(1, sizeof *k);\n"
+    "            if (!k || tss_set(@_key, k) != thrd_success) {\n"
+    "                free(k);\n"
+    "                return aligned_alloc(64, bytes);\n"
+    "            }\n"
+    "        }\n"
+    "        if (k->cap < bytes) {\n"
+    "            free(k->mem);\n"
+    "            k->mem = aligned_alloc(64, bytes);\n"
+    "            k->cap = k->mem ? bytes : 0;\n"
+    "        }\n"
+    "        *temp = 0;\n"
+    "        return k->mem;\n"
+    "    }\n"
+    "#endif\n"
+    "    return aligned_alloc(64, bytes);\n"
+    "}\n";
+
 /* Packing, edge tiles, the fallback and the macro-kernel: the same for every
  * config (the numbers come from the enum of the header). */
 static const char driver_common[] =
-    "\n/* Copies an A block (rows x kc, row stride lda) into MR-row panels: row i\n"
-    " * of panel q at dst + (q*MR + i)*KS, k contiguous; the rows of a last,\n"
-    " * partial panel past the block are zero. */\n"
-    "static void @_pack_a(const float *A, ptrdiff_t lda, int rows, int kc, float *dst)\n"
+    "\n/* Copies the rows x kc part of A (row stride lda) that a last, partial\n"
+    " * micro-panel covers into dst (row stride KS), rows past it zero. Whole\n"
+    " * panels are read from A in place. */\n"
+    "static void @_pack_a(const @_in *A, ptrdiff_t lda, int rows, int kc, float *dst)\n"
     "{\n"
-    "    int padded = (rows + @_MR - 1) / @_MR * @_MR;\n"
-    "    for (int r = 0; r < padded; r++)\n"
+    "    for (int r = 0; r < @_MR; r++)\n"
     "        if (r < rows)\n"
-    "            memcpy(dst + (ptrdiff_t)r * @_KS, A + (ptrdiff_t)r * lda,\n"
-    "                   sizeof(float) * (size_t)kc);\n"
+    "            @_cvt(dst + (ptrdiff_t)r * @_KS, A + (ptrdiff_t)r * lda, kc);\n"
     "        else\n"
     "            memset(dst + (ptrdiff_t)r * @_KS, 0, sizeof(float) * (size_t)kc);\n"
     "}\n"
@@ -180,81 +284,67 @@ static const char driver_common[] =
     " * q at dst + q*kc*NR, its row p at + p*NR. Whole panels are copied row by\n"
     " * row, so B is read sequentially; the columns of a last, partial panel past\n"
     " * the block are zero. */\n"
-    "static void @_pack_b(const float *B, ptrdiff_t ldb, int cols, int kc, float *dst)\n"
+    "static void @_pack_b(const @_in *B, ptrdiff_t ldb, int cols, int kc, float *dst)\n"
     "{\n"
     "    int whole = cols / @_NR, w = cols - whole * @_NR;\n"
-    "    for (int p = 0; p < kc; p++)\n"
-    "        for (int q = 0; q < whole; q++)\n"
-    "            memcpy(dst + ((ptrdiff_t)q * kc + p) * @_NR,\n"
-    "                   B + (ptrdiff_t)p * ldb + (ptrdiff_t)q * @_NR, sizeof(float) * @_NR);\n"
-    "    if (w > 0)\n"
-    "        for (int p = 0; p < kc; p++) {\n"
-    "            float *d = dst + ((ptrdiff_t)whole * kc + p) * @_NR;\n"
-    "            memcpy(d, B + (ptrdiff_t)p * ldb + (ptrdiff_t)whole * @_NR,\n"
-    "                   sizeof(float) * (size_t)w);\n"
+    "    for (int p = 0; p < kc; p++) {\n"
+    "        const @_in *src = B + (ptrdiff_t)p * ldb;\n"
+    "        float *d = dst + (ptrdiff_t)p * @_NR;\n"
+    "        for (int q = 0; q < whole; q++, src += @_NR, d += (ptrdiff_t)kc * @_NR)\n"
+    "            @_cvt(d, src, @_NR);\n"
+    "        if (w > 0) {\n"
+    "            @_cvt(d, src, w);\n"
     "            memset(d + w, 0, sizeof(float) * (size_t)(@_NR - w));\n"
     "        }\n"
+    "    }\n"
     "}\n"
-    "\n/* An edge micro-tile (rows x cols inside MR x NR): computed whole into a\n"
-    " * scratch tile, then only its valid part is written to C. */\n"
-    "static void @_edge(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc,\n"
-    "                   int acc, int rows, int cols)\n"
+    "\n/* An edge micro-tile (rows x cols inside MR x NR; A rows past `rows` are\n"
+    " * zero): computed whole into a scratch tile, then only its valid part is\n"
+    " * written to C. */\n"
+    "static void @_edge(int kc, const float *a, ptrdiff_t lda, const float *b, float *c,\n"
+    "                   ptrdiff_t ldc, int acc, int rows, int cols)\n"
     "{\n"
     "    _Alignas(64) float t[@_MR * @_NR];\n"
-    "    @_ukr(kc, a, b, t, @_NR, 0);\n"
+    "    @_ukr_cols(kc, a, lda, b, t, cols);\n"
     "    for (int i = 0; i < rows; i++)\n"
     "        for (int j = 0; j < cols; j++)\n"
     "            c[(ptrdiff_t)i * ldc + j] = acc ? c[(ptrdiff_t)i * ldc + j] + t[i * @_NR + j]\n"
     "                                            : t[i * @_NR + j];\n"
     "}\n"
-    "\n/* Source rows of a block the next step will pack (double buffering). */\n"
+    "\n/* A region the next step reads (double buffering): rows of `bytes` bytes,\n"
+    " * `ld` bytes apart, as lpr 64-byte lines per row (the last at the row's end,\n"
+    " * which may not be line-aligned); lines [done, total) are still to be\n"
+    " * prefetched. */\n"
     "typedef struct {\n"
-    "    const float *src;\n"
+    "    const char *src;\n"
     "    ptrdiff_t ld;\n"
-    "    int rows, cols;\n"
-    "} @_next;\n"
-    "\n/* Prefetches rows [r0, r1) of a next block into L2. */\n"
-    "static void @_prefetch_rows(const @_next *x, int r0, int r1)\n"
+    "    int bytes, lpr;\n"
+    "    long done, total, quota;\n"
+    "} @_pf;\n"
+    "\n/* Sets x to the region of rows x cols elements of esize bytes, row stride\n"
+    " * ld elements; nothing when rows or cols is 0. */\n"
+    "static void @_pf_set(@_pf *x, const void *src, ptrdiff_t ld, int rows, int cols, int esize)\n"
     "{\n"
-    "    for (int r = r0; r < r1; r++) {\n"
-    "        const float *row = x->src + (ptrdiff_t)r * x->ld;\n"
-    "        for (int l = 0; l < x->cols; l += 16)\n"
-    "            __builtin_prefetch(row + l, 0, 2);\n"
-    "        __builtin_prefetch(row + x->cols - 1, 0, 2);\n"
-    "    }\n"
+    "    x->src = src;\n"
+    "    x->ld = ld * esize;\n"
+    "    x->bytes = cols * esize;\n"
+    "    x->lpr = x->bytes / 64 + 1;\n"
+    "    x->done = 0;\n"
+    "    x->total = rows > 0 && cols > 0 ? (long)rows * x->lpr : 0;\n"
+    "    x->quota = 0;\n"
     "}\n"
-    "\n/* C block (mc x nc) = or += packed A block . packed B block, one MR-row of\n"
-    " * micro-tiles at a time (its A panel stays in L1 while the B panels stream\n"
-    " * from L2). With double buffering, after each row a slice of the next\n"
-    " * step's new blocks na/nb is prefetched, so that memory works while the FMAs\n"
-    " * do and the next packing reads from L2. */\n"
-    "static void @_macro(int mc, int nc, int kc, const float *Ap, const float *Bp, float *C,\n"
-    "                    ptrdiff_t ldc, int acc, const @_next *na, const @_next *nb)\n"
+    "\n/* Prefetches the next x->quota lines of x into L2. */\n"
+    "static void @_pf_some(@_pf *x)\n"
     "{\n"
-    "    int mp = (mc + @_MR - 1) / @_MR, np = (nc + @_NR - 1) / @_NR;\n"
-    "    for (int ir = 0; ir < mp; ir++) {\n"
-    "        const float *a = Ap + (ptrdiff_t)ir * @_MR * @_KS;\n"
-    "        float *c = C + (ptrdiff_t)ir * @_MR * ldc;\n"
-    "        int rows = mc - ir * @_MR < @_MR ? mc - ir * @_MR : @_MR;\n"
-    "        for (int jr = 0; jr < np; jr++) {\n"
-    "            const float *b = Bp + (ptrdiff_t)jr * kc * @_NR;\n"
-    "            int cols = nc - jr * @_NR < @_NR ? nc - jr * @_NR : @_NR;\n"
-    "            if (rows == @_MR && cols == @_NR)\n"
-    "                @_ukr(kc, a, b, c + jr * @_NR, ldc, acc);\n"
-    "            else\n"
-    "                @_edge(kc, a, b, c + jr * @_NR, ldc, acc, rows, cols);\n"
-    "        }\n"
-    "        if (na)\n"
-    "            @_prefetch_rows(na, (int)((long)na->rows * ir / mp),\n"
-    "                            (int)((long)na->rows * (ir + 1) / mp));\n"
-    "        if (nb)\n"
-    "            @_prefetch_rows(nb, (int)((long)nb->rows * ir / mp),\n"
-    "                            (int)((long)nb->rows * (ir + 1) / mp));\n"
+    "    for (long n = x->quota; n > 0 && x->done < x->total; n--, x->done++) {\n"
+    "        long r = x->done / x->lpr;\n"
+    "        int l = (int)(x->done - r * x->lpr) * 64;\n"
+    "        __builtin_prefetch(x->src + r * x->ld + (l < x->bytes ? l : x->bytes - 1), 0, 2);\n"
     "    }\n"
     "}\n"
     "\n/* Plain loops, used only when the pack buffers cannot be allocated (and for\n"
     " * K = 0, where C is zeroed). */\n"
-    "static void @_naive(int M, int N, int K, const float *A, ptrdiff_t lda, const float *B,\n"
+    "static void @_naive(int M, int N, int K, const @_in *A, ptrdiff_t lda, const @_in *B,\n"
     "                    ptrdiff_t ldb, float *C, ptrdiff_t ldc)\n"
     "{\n"
     "    for (int i = 0; i < M; i++) {\n"
@@ -262,19 +352,67 @@ static const char driver_common[] =
     "        for (int j = 0; j < N; j++)\n"
     "            c[j] = 0.0f;\n"
     "        for (int p = 0; p < K; p++) {\n"
-    "            float x = A[(ptrdiff_t)i * lda + p];\n"
-    "            const float *b = B + (ptrdiff_t)p * ldb;\n"
+    "            float x = @_ld(A[(ptrdiff_t)i * lda + p]);\n"
+    "            const @_in *b = B + (ptrdiff_t)p * ldb;\n"
     "            for (int j = 0; j < N; j++)\n"
-    "                c[j] += x * b[j];\n"
+    "                c[j] += x * @_ld(b[j]);\n"
     "        }\n"
     "    }\n"
     "}\n";
+
+/* The macro-kernel: C block (mc x nc) = or += A block . packed B block by
+ * micro-tiles, A micro-panels outer: the A micro-panel (MR x kc) stays in L1
+ * while the B micro-panels stream past it from L2, and C is visited in rows
+ * of tiles, which the hardware prefetchers follow. */
+static void emit_macro(const out *o, bool convert)
+{
+    put(o, "\n/* C block (mc x nc) = or += A block (row stride lda) . packed B block by\n"
+           " * micro-tiles, a row of tiles at a time. ");
+    put(o, convert ? "Each A micro-panel is converted to\n"
+                     " * fp32 into ae (zero-padded when partial). With double\n"
+                   : "A micro-panels are read in place,\n"
+                     " * except a last, partial one, copied (zero-padded) into ae. With double\n");
+    put(o, " * buffering, after each tile a share of the regions the next step reads\n"
+           " * (pf[0..npf)) is prefetched into L2, spread so that memory works while\n"
+           " * the FMAs do. */\n"
+           "static void @_macro(int mc, int nc, int kc, const @_in *A, ptrdiff_t lda,\n"
+           "                    const float *Bp, float *C, ptrdiff_t ldc, int acc, float *ae,\n"
+           "                    @_pf *pf, int npf)\n"
+           "{\n"
+           "    int mp = (mc + @_MR - 1) / @_MR, np = (nc + @_NR - 1) / @_NR;\n"
+           "    int last = mc - (mp - 1) * @_MR; /* rows of the last A micro-panel */\n"
+           "    for (int q = 0; q < npf; q++)\n"
+           "        pf[q].quota = (pf[q].total + (long)mp * np - 1) / ((long)mp * np);\n"
+           "    for (int ir = 0; ir < mp; ir++) {\n"
+           "        int rows = ir < mp - 1 ? @_MR : last;\n"
+           "        const float *a = ae;\n"
+           "        ptrdiff_t la = @_KS;\n");
+    put(o, convert ? "        @_pack_a(A + (ptrdiff_t)ir * @_MR * lda, lda, rows, kc, ae);\n"
+                   : "        if (rows < @_MR)\n"
+                     "            @_pack_a(A + (ptrdiff_t)ir * @_MR * lda, lda, rows, kc, ae);\n"
+                     "        else\n"
+                     "            a = A + (ptrdiff_t)ir * @_MR * lda, la = lda;\n");
+    put(o, 
+           "        float *c = C + (ptrdiff_t)ir * @_MR * ldc;\n"
+           "        for (int jr = 0; jr < np; jr++) {\n"
+           "            const float *b = Bp + (ptrdiff_t)jr * kc * @_NR;\n"
+           "            int cols = nc - jr * @_NR < @_NR ? nc - jr * @_NR : @_NR;\n"
+           "            if (rows == @_MR && cols == @_NR)\n"
+           "                @_ukr(kc, a, la, b, c + jr * @_NR, ldc, acc);\n"
+           "            else\n"
+           "                @_edge(kc, a, la, b, c + jr * @_NR, ldc, acc, rows, cols);\n"
+           "            for (int q = 0; q < npf; q++)\n"
+           "                @_pf_some(&pf[q]);\n"
+           "        }\n"
+           "    }\n"
+           "}\n");
+}
 
 /* One thread's share: the block loop over the strategy's steps. */
 static const char driver_part[] =
     "\n/* One thread's share of C (M x N, pointers already offset): the block loop\n"
     " * with this thread's own pack buffers. */\n"
-    "static void @_part(int M, int N, int K, const float *A, ptrdiff_t lda, const float *B,\n"
+    "static void @_part(int M, int N, int K, const @_in *A, ptrdiff_t lda, const @_in *B,\n"
     "                   ptrdiff_t ldb, float *C, ptrdiff_t ldc)\n"
     "{\n"
     "    if (M <= 0 || N <= 0)\n"
@@ -288,62 +426,72 @@ static const char driver_part[] =
     "    int nc = @_NC < N ? @_NC : (N + @_NR - 1) / @_NR * @_NR;\n"
     "    int kc = @_KC < K ? @_KC : K;\n"
     "    int nI = (M + mc - 1) / mc, nJ = (N + nc - 1) / nc, nP = (K + kc - 1) / kc;\n"
-    "    float *Ap = aligned_alloc(64, ((size_t)mc * @_KS * sizeof(float) + 63) / 64 * 64);\n"
-    "    float *Bp = aligned_alloc(64, ((size_t)kc * (size_t)nc * sizeof(float) + 63) / 64 * 64);\n"
-    "    if (!Ap || !Bp) {\n"
-    "        free(Ap);\n"
-    "        free(Bp);\n"
+    "    /* B is packed once: when this thread's whole share fits BCACHE bytes,\n"
+    "     * every block gets its own slot, packed on first use (so IS and OS,\n"
+    "     * which meet a B block again, do not pack it again); else one slot,\n"
+    "     * repacked whenever the block changes. ae: a partial A micro-panel. */\n"
+    "    size_t slot = (size_t)kc * (size_t)nc;\n"
+    "    long nblk = (long)nP * nJ;\n"
+    "    int cache = (size_t)nblk <= (size_t)@_BCACHE / sizeof(float) / slot;\n"
+    "    size_t nslot = (size_t)(cache ? nblk : 1);\n"
+    "    size_t bbytes = (nslot * slot * sizeof(float) + 63) / 64 * 64;\n"
+    "    size_t abytes = ((size_t)@_MR * @_KS * sizeof(float) + 63) / 64 * 64;\n"
+    "    int temp;\n"
+    "    unsigned char *mem = @_scratch(bbytes + abytes + nslot, &temp);\n"
+    "    if (!mem) {\n"
     "        @_naive(M, N, K, A, lda, B, ldb, C, ldc);\n"
     "        return;\n"
     "    }\n"
-    "    long ha = -1, hb = -1; /* the packed blocks: A i*nP + p, B p*nJ + j */\n"
-    "    long steps = (long)nI * nJ * nP;\n"
+    "    float *Bp = (float *)(void *)mem, *ae = (float *)(void *)(mem + bbytes);\n"
+    "    unsigned char *packed = mem + bbytes + abytes; /* per slot: packed yet */\n"
+    "    memset(packed, 0, nslot);\n"
+    "    long steps = (long)nI * nJ * nP, in_slot = -1; /* block in the single slot */\n"
     "    for (long s = 0; s < steps; s++) {\n"
     "        int i, j, p;\n"
     "        @_step(s, nI, nJ, nP, &i, &j, &p);\n"
     "        int rows = M - i * mc < mc ? M - i * mc : mc;\n"
     "        int cols = N - j * nc < nc ? N - j * nc : nc;\n"
     "        int kk = K - p * kc < kc ? K - p * kc : kc;\n"
-    "        if (ha != (long)i * nP + p) { /* a new A block */\n"
-    "            @_pack_a(A + (ptrdiff_t)i * mc * lda + (ptrdiff_t)p * kc, lda, rows, kk, Ap);\n"
-    "            ha = (long)i * nP + p;\n"
+    "        long hb = (long)p * nJ + j; /* this step's B block */\n"
+    "        float *bp = cache ? Bp + (size_t)hb * slot : Bp;\n"
+    "        if (cache ? !packed[hb] : hb != in_slot) { /* not in its slot yet */\n"
+    "            @_pack_b(B + (ptrdiff_t)p * kc * ldb + (ptrdiff_t)j * nc, ldb, cols, kk, bp);\n"
+    "            if (cache)\n"
+    "                packed[hb] = 1;\n"
+    "            in_slot = hb;\n"
     "        }\n"
-    "        if (hb != (long)p * nJ + j) { /* a new B block */\n"
-    "            @_pack_b(B + (ptrdiff_t)p * kc * ldb + (ptrdiff_t)j * nc, ldb, cols, kk, Bp);\n"
-    "            hb = (long)p * nJ + j;\n"
-    "        }\n"
-    "        @_next na, nb;\n"
-    "        const @_next *pa = NULL, *pb = NULL;\n"
-    "        if (@_DB && s + 1 < steps) { /* the blocks the next step packs anew */\n"
+    "        /* double buffering: the next step's new A block, the source of its\n"
+    "         * B block when that is still to be packed, and its new C block */\n"
+    "        @_pf pf[3];\n"
+    "        int npf = 0;\n"
+    "        if (@_DB && s + 1 < steps) {\n"
     "            int i2, j2, p2;\n"
     "            @_step(s + 1, nI, nJ, nP, &i2, &j2, &p2);\n"
+    "            int rows2 = M - i2 * mc < mc ? M - i2 * mc : mc;\n"
+    "            int cols2 = N - j2 * nc < nc ? N - j2 * nc : nc;\n"
     "            int kk2 = K - p2 * kc < kc ? K - p2 * kc : kc;\n"
-    "            if ((long)i2 * nP + p2 != ha) {\n"
-    "                na.src = A + (ptrdiff_t)i2 * mc * lda + (ptrdiff_t)p2 * kc;\n"
-    "                na.ld = lda;\n"
-    "                na.rows = M - i2 * mc < mc ? M - i2 * mc : mc;\n"
-    "                na.cols = kk2;\n"
-    "                pa = &na;\n"
-    "            }\n"
-    "            if ((long)p2 * nJ + j2 != hb) {\n"
-    "                nb.src = B + (ptrdiff_t)p2 * kc * ldb + (ptrdiff_t)j2 * nc;\n"
-    "                nb.ld = ldb;\n"
-    "                nb.rows = kk2;\n"
-    "                nb.cols = N - j2 * nc < nc ? N - j2 * nc : nc;\n"
-    "                pb = &nb;\n"
-    "            }\n"
+    "            long hb2 = (long)p2 * nJ + j2;\n"
+    "            if (i2 != i || p2 != p)\n"
+    "                @_pf_set(&pf[npf++], A + (ptrdiff_t)i2 * mc * lda + (ptrdiff_t)p2 * kc, lda,\n"
+    "                         rows2, kk2, sizeof *A);\n"
+    "            if (cache ? !packed[hb2] : hb2 != hb)\n"
+    "                @_pf_set(&pf[npf++], B + (ptrdiff_t)p2 * kc * ldb + (ptrdiff_t)j2 * nc, ldb,\n"
+    "                         kk2, cols2, sizeof *B);\n"
+    "            if (i2 != i || j2 != j)\n"
+    "                @_pf_set(&pf[npf++], C + (ptrdiff_t)i2 * mc * ldc + (ptrdiff_t)j2 * nc, ldc,\n"
+    "                         rows2, cols2, sizeof *C);\n"
     "        }\n"
-    "        @_macro(rows, cols, kk, Ap, Bp, C + (ptrdiff_t)i * mc * ldc + (ptrdiff_t)j * nc, ldc,\n"
-    "                p > 0, pa, pb);\n"
+    "        @_macro(rows, cols, kk, A + (ptrdiff_t)i * mc * lda + (ptrdiff_t)p * kc, lda, bp,\n"
+    "                C + (ptrdiff_t)i * mc * ldc + (ptrdiff_t)j * nc, ldc, p > 0, ae, pf, npf);\n"
     "    }\n"
-    "    free(Ap);\n"
-    "    free(Bp);\n"
+    "    if (temp)\n"
+    "        free(mem);\n"
     "}\n";
 
 /* The step order of each strategy: block coordinates (i, j, p) of step s. */
 static const char *const step_text[SP_NSTRATEGY] = {
     [SP_IS] = "\n/* IS: for each A block (ic outer, pc), the B blocks stream (jc inner) past\n"
-              " * the packed A block, which stays resident. */\n"
+              " * the A block (read in place), which stays resident. */\n"
               "static void @_step(long s, int nI, int nJ, int nP, int *i, int *j, int *p)\n"
               "{\n"
               "    (void)nI;\n"
@@ -361,7 +509,7 @@ static const char *const step_text[SP_NSTRATEGY] = {
               "    *j = (int)(s / nI / nP);\n"
               "}\n",
     [SP_OS] = "\n/* OS: for each C block (ic outer, jc), the k blocks (pc inner) accumulate\n"
-              " * into it while it stays resident; A and B blocks are packed per step. */\n"
+              " * into it while it stays resident; each step's A and B blocks stream past. */\n"
               "static void @_step(long s, int nI, int nJ, int nP, int *i, int *j, int *p)\n"
               "{\n"
               "    (void)nI;\n"
@@ -394,9 +542,10 @@ static const char grid_text[] =
     "    }\n"
     "}\n";
 
+/* The entry point (a printf format: the dtypes' comment, A's and B's C type). */
 static const char entry_head[] =
-    "\n/* C (M x N, row stride ldc) = A (M x K, lda) . B (K x N, ldb); row-major fp32. */\n"
-    "void @(int M, int N, int K, const float *A, int lda, const float *B, int ldb, float *C,\n"
+    "\n/* C (M x N, row stride ldc) = A (M x K, lda) . B (K x N, ldb); row-major, %s. */\n"
+    "void @(int M, int N, int K, const %s *A, int lda, const %s *B, int ldb, float *C,\n"
     "       int ldc)\n"
     "{\n"
     "    if (M <= 0 || N <= 0)\n"
@@ -451,12 +600,19 @@ static int clamp(int x, int hi) { return x < hi ? x : hi; }
 
 /* Checks the config and tile, then emits the kernel (see codegen.h); nothing
  * is written when they are refused. */
-bool cg_host_source(FILE *f, const sp_config *c, const char *symbol, char *err, size_t errlen)
+bool cg_host_source(FILE *f, const sp_config *c, sp_dtype dtype, const char *symbol, char *err,
+                    size_t errlen)
 {
     char msg[160];
     if (!f || !c)
         return fail(err, errlen, "host kernel: no output or no config");
-    const char *sym = symbol ? symbol : "nt_sgemm";
+    if (dtype != SP_FP32 && dtype != SP_BF16) {
+        snprintf(msg, sizeof msg, "host kernel: dtype %s: the host computes fp32 and bf16 only",
+                 sp_dtype_name(dtype));
+        return fail(err, errlen, msg);
+    }
+    bool bf16 = dtype == SP_BF16;
+    const char *sym = symbol ? symbol : bf16 ? "nt_sbgemm" : "nt_sgemm";
     if (!valid_symbol(sym))
         return fail(err, errlen,
                     "host kernel: the symbol is not a C identifier of at most 64 characters");
@@ -482,9 +638,9 @@ bool cg_host_source(FILE *f, const sp_config *c, const char *symbol, char *err, 
 
     /* Cache blocks: mc rounded up to whole micro-tile rows, nc to whole
      * columns, kc as given; each clamped to a size no cache level could hold
-     * anyway. A panel rows are KS floats apart: kc rounded up to a cache line
-     * and to an odd number of lines, so the MR rows of a panel fall in
-     * distinct L1 sets. */
+     * anyway. The rows of a copied (partial) A micro-panel are KS floats
+     * apart: kc rounded up to a cache line and to an odd number of lines, so
+     * they fall in distinct L1 sets. */
     int mc = (clamp(c->m, MC_MAX) + mr - 1) / mr * mr;
     int nc = (clamp(c->n, NC_MAX) + nr - 1) / nr * nr;
     int kc = clamp(c->k, KC_MAX);
@@ -494,24 +650,24 @@ bool cg_host_source(FILE *f, const sp_config *c, const char *symbol, char *err, 
     int cores = c->cores;
     const char *strat = sp_strategy_name(c->strategy), *split = sp_split_name(c->split);
     static const char *const strat_doc[SP_NSTRATEGY] = {
-        [SP_IS] = "the packed A block stays resident while B blocks stream",
+        [SP_IS] = "the A block stays resident while B blocks stream",
         [SP_WS] = "the packed B block stays resident while A blocks stream",
         [SP_OS] = "the C block stays resident while the k blocks accumulate"};
 
     out o = {f, sym};
-    putf(&o, "/* @ — fp32 GEMM for the host CPU, generated by npu-tune.\n"
+    putf(&o, "/* @ — %s GEMM for the host CPU, generated by npu-tune.\n"
              " * config: strategy %s (%s),\n"
              " *         m = %d, n = %d, k = %d (cache blocks mc x nc x kc), double_buffer = %d,\n"
              " *         cores = %d, split = %s\n",
-         strat, strat_doc[c->strategy], (int)c->m, (int)c->n, (int)c->k, c->double_buffer, cores,
+         bf16 ? "bf16-storage" : "fp32", strat, strat_doc[c->strategy], (int)c->m, (int)c->n, (int)c->k, c->double_buffer, cores,
          split);
     putf(&o, " * micro-tile: %d x %d (MR rows of A x NR columns of B in vector registers)\n", mr,
          nr);
     put(&o, c->double_buffer
-                ? " * double_buffer: while a block computes, the source rows of the blocks the\n"
-                  " *   next step packs anew are prefetched into L2, a slice after each row of\n"
-                  " *   micro-tiles, so packing them reads from L2 instead of memory.\n"
-                : " * double_buffer off: each block is packed when its step begins.\n");
+                ? " * double_buffer: while a step computes, the blocks the next step reads\n"
+                  " *   anew (its A block, the source of its B block if still to be packed,\n"
+                  " *   its C block) are prefetched into L2, a share after each micro-tile.\n"
+                : " * double_buffer off: each block is fetched when its step needs it.\n");
     if (cores == 1)
         put(&o, " * threads: 1 (no parallel region).\n");
     else
@@ -520,24 +676,35 @@ bool cg_host_source(FILE *f, const sp_config *c, const char *symbol, char *err, 
              cores, c->split == SP_SPLIT_M ? "split M: bands of rows"
                     : c->split == SP_SPLIT_N ? "split N: bands of columns"
                                              : "split MN: cells of a gm x gn grid");
-    put(&o, " * C = A.B, row-major, any M, N, K; B is packed kc x nc into NR-column panels,\n"
-            " * A mc x kc into MR-row panels, and a register-blocked micro-kernel computes\n"
-            " * each MR x NR tile of C (edge tiles through a scratch tile).\n");
+    putf(&o, " * C = A.B, row-major, any M, N, K; B is packed kc x nc into NR-column panels\n"
+             " * (each block once per thread), A is %s, and a register-blocked\n"
+             " * micro-kernel computes each MR x NR tile of C (edge tiles into a scratch\n"
+             " * tile, with a narrower kernel for a last, narrow column panel).\n",
+         bf16 ? "widened by micro-panels" : "read in place");
     putf(&o, " * Vector code chosen at compile time: %s%sportable GCC vectors.\n",
          nr % 16 == 0 ? "AVX-512, " : "", nr % 8 == 0 ? "AVX2+FMA or " : "");
+    if (bf16)
+        put(&o, " * A and B hold bf16 values (uint16_t: the upper half of an fp32); they are\n"
+                " * widened to fp32 as they are packed, and C and every sum are fp32.\n");
     put(&o, " * Build: cc -O3 -march=native -fopenmp -c. */\n");
-    put(&o, "#include <stddef.h>\n#include <stdlib.h>\n#include <string.h>\n"
+    put(&o, "#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n"
+            "#ifndef __STDC_NO_THREADS__\n#include <threads.h>\n#endif\n"
             "#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))\n"
             "#include <immintrin.h>\n#endif\n");
+    put(&o, "\n/* Bytes of packed B a thread keeps (every block packed once) before it\n"
+            " * falls back to repacking one block buffer; -D overrides (one value for\n"
+            " * all the kernels of a translation unit). */\n"
+            "#ifndef NT_HOST_BCACHE\n#define NT_HOST_BCACHE (32 << 20)\n#endif\n");
     put(&o, "\nenum {\n");
     putf(&o, "    @_MR = %d, @_NR = %d, /* micro-tile */\n", mr, nr);
     putf(&o, "    @_MC = %d, @_NC = %d, @_KC = %d, /* cache blocks: mc, nc in whole micro-tiles,\n"
              "                                    all at most %d, %d, %d */\n",
          mc, nc, kc, MC_MAX, NC_MAX, KC_MAX);
-    putf(&o, "    @_KS = %d, /* row stride of a packed A panel */\n", ks);
+    putf(&o, "    @_KS = %d, /* row stride of a copied, partial A micro-panel */\n", ks);
     putf(&o, "    @_DB = %d, /* double buffering: prefetch the next blocks into L2 */\n",
          c->double_buffer ? 1 : 0);
-    putf(&o, "    @_CORES = %d /* OpenMP threads */\n};\n", cores);
+    putf(&o, "    @_CORES = %d, /* OpenMP threads */\n", cores);
+    put(&o, "    @_BCACHE = NT_HOST_BCACHE /* bytes: keep every packed B block up to this */\n};\n");
 
     /* the vector code paths that suit NR, widest first */
     int first = 1;
@@ -550,18 +717,22 @@ bool cg_host_source(FILE *f, const sp_config *c, const char *symbol, char *err, 
         else if (!first)
             put(&o, "\n#else /* portable GCC vector extensions */\n");
         put(&o, v->prelude);
-        emit_ukr(&o, mr, nr, v->width);
+        emit_ukrs(&o, mr, nr, v->width);
         first = 0;
     }
     if (nr % 8 == 0)
         put(&o, "#endif\n");
 
+    put(&o, bf16 ? elem_bf16 : elem_fp32);
+    put(&o, scratch_text);
     put(&o, driver_common);
+    emit_macro(&o, bf16);
     put(&o, step_text[c->strategy]);
     put(&o, driver_part);
     if (cores > 1 && c->split == SP_SPLIT_MN)
         put(&o, grid_text);
-    put(&o, entry_head);
+    putf(&o, entry_head, bf16 ? "bf16 A, B; fp32 C" : "fp32", bf16 ? "uint16_t" : "float",
+         bf16 ? "uint16_t" : "float");
     if (cores == 1) {
         put(&o, "    @_part(M, N, K, A, lda, B, ldb, C, ldc);\n}\n");
     } else {

@@ -44,6 +44,7 @@ static const field fields[] = {
     {"macs.fp16", F_NUM, MACS(SP_FP16), K_NPU, false},
     {"macs.int8", F_NUM, MACS(SP_INT8), K_NPU, false},
     {"macs.fp32", F_NUM, MACS(SP_FP32), K_NPU, true},
+    {"macs.bf16", F_NUM, MACS(SP_BF16), K_NPU, true},
     {"l1", F_I64, BUF(SP_L1), K_NPU, false},
     {"l0a", F_I64, BUF(SP_L0A), K_NPU, false},
     {"l0b", F_I64, BUF(SP_L0B), K_NPU, false},

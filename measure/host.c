@@ -520,7 +520,7 @@ static void run_job(const char *runner, const char *so, const ms_host_job *j, do
     snprintf(dims[2], sizeof dims[2], "%lld", (long long)p->K);
     snprintf(dims[3], sizeof dims[3], "%lld", (long long)(p->batch > 0 ? p->batch : 1));
     char *argv[] = {(char *)runner, (char *)so, (char *)j->symbol, dims[0], dims[1], dims[2],
-                    dims[3], NULL};
+                    dims[3], (char *)(p->dtype == SP_BF16 ? "bf16" : "fp32"), NULL};
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t at;
     posix_spawn_file_actions_init(&fa);

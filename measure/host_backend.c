@@ -14,7 +14,7 @@ typedef struct {
 
 /* The C source of candidate c under symbol sym (malloc'd), or NULL with the
  * generator's reason in why. */
-static char *source_of(const sp_config *c, const char *sym, char *why, size_t len)
+static char *source_of(const sp_config *c, sp_dtype dt, const char *sym, char *why, size_t len)
 {
     char *text = NULL;
     size_t size = 0;
@@ -23,7 +23,7 @@ static char *source_of(const sp_config *c, const char *sym, char *why, size_t le
         snprintf(why, len, "out of memory");
         return NULL;
     }
-    bool ok = cg_host_source(f, c, sym, why, len);
+    bool ok = cg_host_source(f, c, dt, sym, why, len);
     if (fclose(f) != 0 && ok) {
         snprintf(why, len, "out of memory");
         ok = false;
@@ -69,7 +69,7 @@ static void host_batch(ms_backend *b, const sp_target *t, const sp_problem *p,
             snprintf(out[i].detail, sizeof out[i].detail, "out of memory");
         } else {
             snprintf(syms[nj], sizeof syms[nj], "nt_k%zu", i);
-            char *src = source_of(&c[i].config, syms[nj], out[i].detail, sizeof out[i].detail);
+            char *src = source_of(&c[i].config, p->dtype, syms[nj], out[i].detail, sizeof out[i].detail);
             if (src) {
                 jobs[nj] = (ms_host_job){.source = src, .symbol = syms[nj], .problem = p};
                 idx[nj++] = i;

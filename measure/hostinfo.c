@@ -1,6 +1,6 @@
-/* hostinfo.c — what the host CPU is: cores, cache sizes per level from sysfs,
- * and the vector ISA the system compiler targets with -march=native. */
-#define _POSIX_C_SOURCE 200809L
+/* hostinfo.c — what the host CPU is: cores, cache sizes per level (sysfs, else
+ * the C library), and the vector ISA the system compiler targets with -march=native. */
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +37,17 @@ static bool read_line(const char *path, char *buf, size_t len)
 
 static void caches(ms_hostinfo *h)
 {
+#ifdef _SC_LEVEL1_DCACHE_SIZE
+    /* the C library's view (CPUID on x86), for machines without the sysfs
+     * cache directory (some VMs); sysfs below wins where it exists */
+    static const int names[3] = {_SC_LEVEL1_DCACHE_SIZE, _SC_LEVEL2_CACHE_SIZE,
+                                 _SC_LEVEL3_CACHE_SIZE};
+    for (int l = 0; l < 3; l++) {
+        long v = sysconf(names[l]);
+        if (v > 0)
+            h->cache[l] = v;
+    }
+#endif
     char path[128], level[16], type[32], size[32];
     for (int i = 0; i < 16; i++) {
         snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);

@@ -225,7 +225,7 @@ bool rs_parse_row(char *line, bool journal, rs_entry *e, const char *path, long 
         !integer(&w, C_K, f[C_K], 1, big, &p->K) ||
         !integer(&w, C_BATCH, f[C_BATCH], 1, big, &p->batch))
         return false;
-    if (!choice(&w, C_DTYPE, f[C_DTYPE], sp_dtype_parse, "fp16, int8 or fp32", &v))
+    if (!choice(&w, C_DTYPE, f[C_DTYPE], sp_dtype_parse, "fp16, int8, fp32 or bf16", &v))
         return false;
     p->dtype = (sp_dtype)v;
     if (!text(&w, C_TARGET, f[C_TARGET], e->target, sizeof e->target) ||

@@ -138,9 +138,10 @@ void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figure
     /* Packing reads the source from wherever the operand lives and writes
      * the packed block (into L1/L2 at the L2 rate); with double buffering the
      * source was prefetched while the previous block computed. */
-    double a_inv = inv_bw_of(t, (double)p->M * K * 4.0, threads);
-    double b_inv = inv_bw_of(t, (double)K * p->N * 4.0, threads);
-    double fetch = (a * a_inv + b * b_inv) * 4.0, write = (a + b) * 4.0 / u->bw_l2;
+    double in = (double)x->in; /* bytes per stored element: fp32 4, bf16 2 */
+    double a_inv = inv_bw_of(t, (double)p->M * K * in, threads);
+    double b_inv = inv_bw_of(t, (double)K * p->N * in, threads);
+    double fetch = (a * a_inv + b * b_inv) * in, write = (a + b) * 4.0 / u->bw_l2;
     double overlap = compute > l2 ? compute : l2;
     if (c->double_buffer && fetch > overlap)
         overlap = fetch;

@@ -12,7 +12,7 @@ static const char *const buffer_keys[SP_NBUF] = {"l1", "l0a", "l0b", "l0c", "ub"
 bool sp_target_computes(const sp_target *t, sp_dtype d)
 {
     if (t->kind == SP_CPU)
-        return d == SP_FP32;
+        return d == SP_FP32 || d == SP_BF16;
     return d >= 0 && d < SP_NDTYPE && t->macs[d] > 0;
 }
 
@@ -53,7 +53,7 @@ bool sp_target_check(const sp_target *t, char *err, size_t errlen)
     if (t->kind == SP_CPU)
         return cpu_check(t, n, err, errlen);
     for (int d = 0; d < SP_NDTYPE; d++)
-        if (d == SP_FP32 ? !(t->macs[d] >= 0) : !(t->macs[d] > 0))
+        if (d == SP_FP32 || d == SP_BF16 ? !(t->macs[d] >= 0) : !(t->macs[d] > 0))
             FAIL("target '%s': field 'macs.%s' must be positive", n, sp_dtype_name(d));
     for (int b = 0; b < SP_NBUF; b++) {
         if (t->buf_align[b] < 1)

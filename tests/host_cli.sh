@@ -75,6 +75,60 @@ done
 run 1 gen --target host --shape 100x70x50 --strategy OS --tile 64x64x64 --cores 64
 has "too many threads" "$err" "npu-tune: gen: config not legal on host: cores = 64, but target 'host' has"
 
+# --- gen --dtype bf16: nt_sbgemm over bf16 A and B, fp32 C ---
+cat >"$work/driver16.c" <<'C'
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+void nt_sbgemm(int M, int N, int K, const uint16_t *A, int lda, const uint16_t *B, int ldb,
+               float *C, int ldc);
+/* bf16 bits of a small integer over 8 (exact in bf16 and in every sum) */
+static uint16_t bits(int v)
+{
+    float x = (float)v / 8.0f;
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return (uint16_t)(u >> 16);
+}
+int main(void)
+{
+    static const int shapes[][3] = {{100, 70, 50}, {1, 1, 1}, {9, 130, 3}, {65, 1, 200}};
+    int bad = 0;
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        int M = shapes[s][0], N = shapes[s][1], K = shapes[s][2], lda = K + 1, ldb = N + 3;
+        uint16_t *A = malloc(sizeof *A * M * lda), *B = malloc(sizeof *B * K * ldb);
+        float *C = malloc(sizeof *C * M * N);
+        for (int i = 0; i < M * lda; i++) A[i] = bits(i % 7 - 3);
+        for (int i = 0; i < K * ldb; i++) B[i] = bits(i % 5 - 2);
+        nt_sbgemm(M, N, K, A, lda, B, ldb, C, N);
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) {
+                double r = 0;
+                for (int p = 0; p < K; p++)
+                    r += (double)((i * lda + p) % 7 - 3) / 8 * ((double)((p * ldb + j) % 5 - 2) / 8);
+                bad += C[i * N + j] != (float)r;
+            }
+        free(A), free(B), free(C);
+    }
+    printf("%d wrong\n", bad);
+    return bad != 0;
+}
+C
+run 0 gen --target host --shape 100x70x50 --dtype bf16 --strategy WS --tile 48x64x32 --cores 2 \
+    --split N --micro 6x16 -o "$work/k16.c"
+has "bf16 entry" "$(cat "$work/k16.c")" "void nt_sbgemm(int M, int N, int K, const uint16_t *A, int lda"
+if "$cc" -O3 -march=native -fopenmp -Wall -Wextra -Werror -c "$work/k16.c" -o "$work/k16.o" 2>"$work/cc.err" &&
+    "$cc" -O2 -fopenmp "$work/driver16.c" "$work/k16.o" -lm -o "$work/driver16" 2>>"$work/cc.err"; then
+    ok
+    if out=$("$work/driver16"); then ok; else bad "bf16 kernel: $out"; fi
+else
+    bad "bf16 kernel does not compile: $(head -n 3 "$work/cc.err")"
+fi
+run 1 gen --target host --shape 100x70x50 --dtype fp16 --strategy WS --tile 48x64x32
+has "fp16 on host" "$err" "npu-tune: gen: config not legal on host: target 'host' (cpu) does not compute fp16"
+
 # --- a small tuning run on the host ---
 cat >"$work/tiny.lua" <<'LUA'
 target "host"

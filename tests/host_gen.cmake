@@ -9,6 +9,6 @@ set_tests_properties(host_gen PROPERTIES TIMEOUT 300)
 # OpenBLAS is loaded at run time (dlopen) when present; it is not a build dependency.
 add_executable(bench_host_kernel ${CMAKE_CURRENT_LIST_DIR}/bench/bench_host_kernel.c)
 target_include_directories(bench_host_kernel PRIVATE ${CMAKE_CURRENT_LIST_DIR})
-target_link_libraries(bench_host_kernel PRIVATE codegen space ${CMAKE_DL_LIBS})
+target_link_libraries(bench_host_kernel PRIVATE codegen space OpenMP::OpenMP_C ${CMAKE_DL_LIBS})
 add_test(NAME bench_host_kernel COMMAND bench_host_kernel)
 set_tests_properties(bench_host_kernel PROPERTIES LABELS bench TIMEOUT 900)

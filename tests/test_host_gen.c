@@ -17,6 +17,7 @@ static const char checker_src[] =
     "#include <math.h>\n"
     "#include <stdio.h>\n"
     "#include <stdlib.h>\n"
+    "#include <string.h>\n"
     "#include \"table.h\"\n"
     "\n"
     "static unsigned long long rng = 88172645463325252ULL;\n"
@@ -31,6 +32,17 @@ static const char checker_src[] =
     "static float val(void) { return (float)((double)(next() >> 11) / 9007199254740992.0 * 2.0 - 1.0); }\n"
     "\n"
     "static const float SENTINEL = 12345.0f;\n"
+    "\n"
+    "/* x rounded to the nearest bf16 (ties to even); its bit pattern in *bits. */\n"
+    "static float to_bf16(float x, uint16_t *bits)\n"
+    "{\n"
+    "    uint32_t u;\n"
+    "    memcpy(&u, &x, sizeof u);\n"
+    "    u = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;\n"
+    "    memcpy(&x, &u, sizeof x);\n"
+    "    *bits = (uint16_t)(u >> 16);\n"
+    "    return x;\n"
+    "}\n"
     "\n"
     "/* One kernel on one shape: 0 if C matches the reference within fp32 error\n"
     " * bounds and nothing outside C's M x N part was written. */\n"
@@ -54,7 +66,20 @@ static const char checker_src[] =
     "    for (size_t i = 0; i < na; i++) A[i] = val();\n"
     "    for (size_t i = 0; i < nb; i++) B[i] = val();\n"
     "    for (size_t i = 0; i < nc; i++) C[i] = (int)(i % (size_t)ldc) < N ? NAN : SENTINEL;\n"
-    "    kernels[kidx](M, N, K, A, lda, B, ldb, C, ldc);\n"
+    "    if (kernels16[kidx]) { /* bf16 storage: A and B rounded, passed as bits */\n"
+    "        uint16_t *A16 = malloc(na * sizeof *A16), *B16 = malloc(nb * sizeof *B16);\n"
+    "        if (!A16 || !B16) {\n"
+    "            fprintf(stderr, \"out of memory\\n\");\n"
+    "            exit(2);\n"
+    "        }\n"
+    "        for (size_t i = 0; i < na; i++) A[i] = to_bf16(A[i], &A16[i]);\n"
+    "        for (size_t i = 0; i < nb; i++) B[i] = to_bf16(B[i], &B16[i]);\n"
+    "        kernels16[kidx](M, N, K, A16, lda, B16, ldb, C, ldc);\n"
+    "        free(A16);\n"
+    "        free(B16);\n"
+    "    } else {\n"
+    "        kernels[kidx](M, N, K, A, lda, B, ldb, C, ldc);\n"
+    "    }\n"
     "    int bad = 0;\n"
     "    for (int i = 0; i < M && bad < 3; i++)\n"
     "        for (int j = 0; j < ldc && bad < 3; j++) {\n"
@@ -146,14 +171,14 @@ static int sh(const char *fmt, ...)
 
 /* The generated source of one config as a malloc'd string (NULL on failure,
  * err filled). */
-static char *source(const sp_config *c, const char *sym, char *err, size_t errlen)
+static char *source(const sp_config *c, sp_dtype dt, const char *sym, char *err, size_t errlen)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         return NULL;
-    bool ok = cg_host_source(f, c, sym, err, errlen);
+    bool ok = cg_host_source(f, c, dt, sym, err, errlen);
     fclose(f);
     if (!ok) {
         free(buf);
@@ -200,7 +225,7 @@ static void test_micro(void)
     for (size_t i = 0; i < sizeof cls / sizeof cls[0]; i++) {
         sp_config c = with_micro(config(SP_WS, 96, 512, 256, 0, 1, SP_SPLIT_M, 0, 0),
                                  micro_of(cls[i][0], cls[i][1]));
-        if (!CHECK(cg_host_source(f, &c, "k", err, sizeof err)))
+        if (!CHECK(cg_host_source(f, &c, SP_FP32, "k", err, sizeof err)))
             fprintf(stderr, "  %dx%d: %s\n", c.mr, c.nr, err);
     }
     fclose(f);
@@ -214,7 +239,7 @@ static void test_errors(void)
     CHECK(f != NULL);
     if (!f)
         return;
-    CHECK(cg_host_source(f, &ok, "k", err, sizeof err));
+    CHECK(cg_host_source(f, &ok, SP_FP32, "k", err, sizeof err));
     struct {
         sp_config c;
         const char *sym;
@@ -236,12 +261,17 @@ static void test_errors(void)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = 0;
-        if (!CHECK(!cg_host_source(f, &bad[i].c, bad[i].sym, err, sizeof err)))
+        if (!CHECK(!cg_host_source(f, &bad[i].c, SP_FP32, bad[i].sym, err, sizeof err)))
             fprintf(stderr, "  case %zu was accepted\n", i);
         CHECK(err[0] != 0);
     }
-    CHECK(!cg_host_source(NULL, &ok, "k", err, sizeof err));
-    CHECK(!cg_host_source(f, NULL, "k", err, sizeof err));
+    CHECK(!cg_host_source(NULL, &ok, SP_FP32, "k", err, sizeof err));
+    CHECK(!cg_host_source(f, NULL, SP_FP32, "k", err, sizeof err));
+    /* the host computes fp32 and bf16 only */
+    err[0] = 0;
+    CHECK(!cg_host_source(f, &ok, SP_FP16, "k", err, sizeof err));
+    CHECK(strstr(err, "dtype fp16") != NULL);
+    CHECK(!cg_host_source(f, &ok, SP_INT8, "k", err, sizeof err));
     fclose(f);
 }
 
@@ -249,7 +279,7 @@ static void test_text(void)
 {
     char err[256];
     sp_config c1 = config(SP_OS, 100, 300, 64, 1, 1, SP_SPLIT_N, 12, 32);
-    char *s = source(&c1, NULL, err, sizeof err);
+    char *s = source(&c1, SP_FP32, NULL, err, sizeof err);
     CHECK(s != NULL);
     if (s) {
         CHECK(strstr(s, "void nt_sgemm(int M, int N, int K, const float *A, int lda,") != NULL);
@@ -263,7 +293,7 @@ static void test_text(void)
         free(s);
     }
     sp_config c2 = config(SP_IS, 64, 64, 64, 0, 2, SP_SPLIT_MN, 6, 8);
-    s = source(&c2, "knl", err, sizeof err);
+    s = source(&c2, SP_FP32, "knl", err, sizeof err);
     CHECK(s != NULL);
     if (s) {
         CHECK(strstr(s, "#pragma omp parallel for num_threads(knl_CORES)") != NULL);
@@ -272,12 +302,20 @@ static void test_text(void)
         CHECK(strstr(s, "defined(__AVX2__)") != NULL);
         free(s);
     }
+    s = source(&c1, SP_BF16, NULL, err, sizeof err);
+    CHECK(s != NULL);
+    if (s) {
+        CHECK(strstr(s, "nt_sbgemm — bf16-storage GEMM") != NULL);
+        CHECK(strstr(s, "void nt_sbgemm(int M, int N, int K, const uint16_t *A, int lda, "
+                        "const uint16_t *B, int ldb, float *C,") != NULL);
+        free(s);
+    }
 }
 
 /* The kernels of the functional test: every strategy x double_buffer x
  * cores {1, 2} x split, with odd cache blocks and micro-tiles of every code
  * path (nr % 16: AVX-512, nr % 8: AVX2, else portable), plus a few more. */
-static size_t cases(sp_config *out)
+static size_t cases(sp_config *out, sp_dtype *dt)
 {
     static const int blocks[][3] = {{1, 1, 1},     {7, 17, 3},   {29, 64, 31}, {100, 300, 64},
                                     {256, 512, 256}, {33, 5, 100}, {14, 32, 257}, {50, 96, 7}};
@@ -304,40 +342,68 @@ static size_t cases(sp_config *out)
     out[n++] = with_micro(config(SP_IS, 48, 128, 96, 0, 2, SP_SPLIT_M, 0, 0), micro_of(4, 16));
     /* blocks beyond every limit are clamped */
     out[n++] = config(SP_WS, 1 << 30, 1 << 30, 1 << 30, 1, 1, SP_SPLIT_M, 14, 32);
+    for (size_t i = 0; i < n; i++)
+        dt[i] = SP_FP32;
+    /* bf16 storage: every strategy, both splits, threads and code paths */
+    const sp_config bf16[] = {
+        config(SP_IS, 29, 64, 31, 1, 2, SP_SPLIT_MN, 8, 48),
+        config(SP_WS, 7, 17, 3, 0, 1, SP_SPLIT_M, 6, 64),
+        config(SP_OS, 100, 300, 64, 1, 1, SP_SPLIT_N, 14, 32),
+        config(SP_WS, 50, 96, 7, 1, 2, SP_SPLIT_N, 5, 24),
+        config(SP_OS, 33, 5, 100, 0, 2, SP_SPLIT_M, 3, 4),
+        config(SP_IS, 256, 512, 256, 0, 1, SP_SPLIT_M, 12, 32),
+    };
+    for (size_t i = 0; i < sizeof bf16 / sizeof bf16[0]; i++) {
+        dt[n] = SP_BF16;
+        out[n++] = bf16[i];
+    }
     return n;
 }
 
 /* Writes the kernels and their table; false if generation failed. */
-static bool write_kernels(const sp_config *k, size_t n)
+static bool write_kernels(const sp_config *k, const sp_dtype *dt, size_t n)
 {
     FILE *src = fopen(path("kernels.c"), "w"), *tab = fopen(path("table.h"), "w");
     bool ok = src && tab;
     char err[256], sym[32];
     if (tab)
-        fprintf(tab, "typedef void (*kfn)(int, int, int, const float *, int, const float *, int, "
-                     "float *, int);\n");
+        fprintf(tab, "#include <stdint.h>\n"
+                     "typedef void (*kfn)(int, int, int, const float *, int, const float *, int, "
+                     "float *, int);\n"
+                     "typedef void (*kfn16)(int, int, int, const uint16_t *, int, const uint16_t *, "
+                     "int, float *, int);\n");
     for (size_t i = 0; ok && i < n; i++) {
         if (i == 0)
             snprintf(sym, sizeof sym, "nt_sgemm");
         else
             snprintf(sym, sizeof sym, "hk%zu", i);
-        if (!cg_host_source(src, &k[i], i == 0 ? NULL : sym, err, sizeof err)) {
+        if (!cg_host_source(src, &k[i], dt[i], i == 0 ? NULL : sym, err, sizeof err)) {
             fprintf(stderr, "case %zu: %s\n", i, err);
             ok = false;
         }
-        fprintf(tab, "void %s(int, int, int, const float *, int, const float *, int, float *, int);\n",
-                sym);
+        const char *e = dt[i] == SP_BF16 ? "uint16_t" : "float";
+        fprintf(tab, "void %s(int, int, int, const %s *, int, const %s *, int, float *, int);\n",
+                sym, e, e);
     }
     if (ok) {
-        fprintf(tab, "static const kfn kernels[] = {");
-        for (size_t i = 0; i < n; i++)
-            fprintf(tab, i ? ", hk%zu" : "nt_sgemm", i);
-        fprintf(tab, "};\nstatic const char *const names[] = {\n");
+        /* fp32 kernels in kernels[], bf16 ones in kernels16[], 0 elsewhere */
+        for (int bf = 0; bf < 2; bf++) {
+            fprintf(tab, bf ? "static const kfn16 kernels16[] = {" : "static const kfn kernels[] = {");
+            for (size_t i = 0; i < n; i++) {
+                if ((dt[i] == SP_BF16) != bf)
+                    fprintf(tab, i ? ", 0" : "0");
+                else
+                    fprintf(tab, i ? ", hk%zu" : "nt_sgemm", i);
+            }
+            fprintf(tab, "};\n");
+        }
+        fprintf(tab, "static const char *const names[] = {\n");
         for (size_t i = 0; i < n; i++) {
             const sp_config *c = &k[i];
-            fprintf(tab, "    \"#%zu %s m%d n%d k%d db%d cores%d split %s %dx%d\",\n", i,
-                    sp_strategy_name(c->strategy), (int)c->m, (int)c->n, (int)c->k,
-                    c->double_buffer, (int)c->cores, sp_split_name(c->split), c->mr, c->nr);
+            fprintf(tab, "    \"#%zu %s %s m%d n%d k%d db%d cores%d split %s %dx%d\",\n", i,
+                    sp_dtype_name(dt[i]), sp_strategy_name(c->strategy), (int)c->m, (int)c->n,
+                    (int)c->k, c->double_buffer, (int)c->cores, sp_split_name(c->split), c->mr,
+                    c->nr);
         }
         fprintf(tab, "};\nstatic const int nkernels = %zu;\n", n);
     }
@@ -391,6 +457,8 @@ static void check_symbols(size_t n)
         char addr[400], type[400], name[400];
         if (sscanf(line, "%399s %399s %399s", addr, type, name) != 3)
             continue; /* undefined symbols ("U name") have no address */
+        if (strncmp(name, ".L", 2) == 0)
+            continue; /* assembler-local labels (constants) */
         bool global = type[0] >= 'A' && type[0] <= 'Z';
         globals += global;
         if (owner(name, n, global) < 0) {
@@ -413,34 +481,40 @@ static void test_kernels(void)
     if (!CHECK(mkdtemp(tmpdir) != NULL))
         return;
     sp_config k[64];
-    size_t n = cases(k);
-    if (!CHECK(write_kernels(k, n)))
+    sp_dtype dt[64];
+    size_t n = cases(k, dt);
+    if (!CHECK(write_kernels(k, dt, n)))
         return;
     const char *to = sh("command -v timeout >/dev/null 2>&1") == 0 ? "timeout 300 " : "";
     /* native build (object kept for the symbol check) and the portable
-     * build, compiled in parallel; warnings are errors in generated code */
+     * build, compiled in parallel; warnings are errors in generated code.
+     * The portable build keeps no packed B cache (NT_HOST_BCACHE=0), so
+     * the one-buffer repacking path is checked too. */
+    /* clang, when present, must accept the source without warnings too; it
+     * compiles after the native build, beside the (longer) portable one */
+    bool clang = sh("command -v clang >/dev/null 2>&1") == 0;
     int rc = sh("cd %s || exit 1; { cc -std=c11 -O3 -march=native -fopenmp -Wall -Wextra -Werror -c kernels.c "
-                "-o kernels.o 2> native.log; echo $? > native.rc; } & "
+                "-o kernels.o 2> native.log; echo $? > native.rc; %s } & "
                 "{ cc -std=c11 -O2 -mno-avx -mno-avx2 -mno-avx512f -fopenmp -Wall -Wextra "
-                "-Werror -fsanitize=address,undefined -fno-sanitize-recover=all kernels.c checker.c "
-                "-o portable -lm 2> portable.log || cc -std=c11 -O2 -mno-avx -mno-avx2 -mno-avx512f "
-                "-fopenmp -Wall -Wextra -Werror kernels.c checker.c -o portable -lm 2> portable.log; "
+                "-Werror -DNT_HOST_BCACHE=0 -fsanitize=address,undefined -fno-sanitize-recover=all "
+                "kernels.c checker.c -o portable -lm 2> portable.log || cc -std=c11 -O2 -mno-avx "
+                "-mno-avx2 -mno-avx512f -fopenmp -Wall -Wextra -Werror -DNT_HOST_BCACHE=0 kernels.c "
+                "checker.c -o portable -lm 2> portable.log; "
                 "echo $? > portable.rc; } & wait; "
                 "test \"$(cat native.rc)\" = 0 && cc -std=c11 -O2 -fopenmp kernels.o checker.c -o native -lm "
                 ">> native.log 2>&1 && test \"$(cat portable.rc)\" = 0",
-                tmpdir);
+                tmpdir,
+                clang ? "clang -std=c11 -O1 -march=native -fopenmp -Wall -Wextra -Werror -c kernels.c "
+                        "-o clang.o 2> clang.log; echo $? > clang.rc;"
+                      : "");
     if (!CHECK_INT(rc, 0)) {
         sh("cat %s %s >&2", path("native.log"), path("portable.log"));
         fprintf(stderr, "generated sources kept in %s\n", tmpdir);
         return;
     }
     check_symbols(n);
-    /* clang, when present, must accept the source without warnings too */
-    if (sh("command -v clang >/dev/null 2>&1") == 0)
-        CHECK_INT(sh("cd %s && clang -std=c11 -O1 -march=native -fopenmp -Wall -Wextra -Werror "
-                     "-c kernels.c -o clang.o",
-                     tmpdir),
-                  0);
+    if (clang && !CHECK_INT(sh("test \"$(cat %s)\" = 0", path("clang.rc")), 0))
+        sh("cat %s >&2", path("clang.log"));
     int r1 = sh("cd %s && %s./native 12", tmpdir, to);
     int r2 = sh("cd %s && ASAN_OPTIONS=detect_leaks=1 %s./portable 4", tmpdir, to);
     CHECK_INT(r1, 0);

@@ -263,7 +263,7 @@ static void malformed(void)
         {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234\n",
          ":3: 19 fields, expected 21"},
         {"tiny,100,50,40,2,fp64,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,\n",
-         ":3: field 'dtype' is not fp16, int8 or fp32: 'fp64'"},
+         ":3: field 'dtype' is not fp16, int8, fp32 or bf16: 'fp64'"},
         {"tiny,100,50,40,2,fp32,host,OS,32,32,16,1,1,M,46080,1234,host,ok,1234,s,6y64\n",
          ":3: field 'micro' is not a micro-tile MRxNR: '6y64'"},
         {"tiny,100,50,40,2,fp32,host,OS,32,32,16,1,1,M,46080,1234,host,ok,1234,s,6x0\n",

@@ -413,7 +413,7 @@ static void test_bad(void)
     BAD(T "matmul { name = \"x\", shapes = { {1, 1, 1} }, dtype = 16 }\n",
         "bad.lua:2: matmul: 'dtype' must be a string");
     BAD(T "matmul { name = \"x\", shapes = { {1, 1, 1} }, dtype = \"fp64\" }\n",
-        "bad.lua:2: matmul: dtype 'fp64' is not one of fp16, int8, fp32");
+        "bad.lua:2: matmul: dtype 'fp64' is not one of fp16, int8, fp32, bf16");
     BAD(T "matmul { name = \"x\", shapes = { {1, 1, 1} }, dtype = \"fp32\" }\n",
         "bad.lua:2: matmul: dtype 'fp32' does not run on target 'ascend910' (npu: computes "
         "fp16, int8)");

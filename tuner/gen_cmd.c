@@ -11,7 +11,7 @@
 
 static const char usage_text[] =
     "usage: npu-tune gen --target T --shape MxNxK --strategy IS|WS|OS --tile mxnxk\n"
-    "                    [--batch B] [--dtype fp16|int8|fp32] [--double-buffer on|off]\n"
+    "                    [--batch B] [--dtype fp16|int8|fp32|bf16] [--double-buffer on|off]\n"
     "                    [--cores C] [--split M|N|MN] [--micro MRxNR] [-o FILE]\n"
     "       npu-tune gen --table TABLE.csv --shape MxNxK [--batch B] [--dtype D]\n"
     "                    [--target T] [-o FILE]\n"
@@ -90,6 +90,7 @@ static bool write_kernel(FILE *f, void *k) { return cg_print(f, k); }
 /* The C source of a CPU config. */
 typedef struct {
     const sp_config *c;
+    sp_dtype dtype;
     char *err;
     size_t errlen;
 } host_src;
@@ -97,7 +98,7 @@ typedef struct {
 static bool write_host(FILE *f, void *arg)
 {
     host_src *h = arg;
-    return cg_host_source(f, h->c, "nt_sgemm", h->err, h->errlen);
+    return cg_host_source(f, h->c, h->dtype, NULL, h->err, h->errlen);
 }
 
 /* A CPU target's kernel: refused with the reasons when the config is not
@@ -114,7 +115,7 @@ static int gen_host(tn_request *r)
         tn_error("gen: config not legal on %s: %s", r->t.name, why);
         return TN_ERROR;
     }
-    host_src h = {&r->c, err, sizeof err};
+    host_src h = {&r->c, r->p.dtype, err, sizeof err};
     bool ok;
     if (r->output) {
         char werr[512];

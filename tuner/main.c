@@ -28,7 +28,7 @@ static int help(void)
            "usage:\n"
            "  npu-tune [--quiet] [--format text|csv] [--seed N] SCRIPT.lua\n"
            "                                      run the script's tuning\n"
-           "  npu-tune model --target T --shape MxNxK [--batch B] [--dtype fp16|int8|fp32]\n"
+           "  npu-tune model --target T --shape MxNxK [--batch B] [--dtype fp16|int8|fp32|bf16]\n"
            "                 [--strategy IS|WS|OS] [--tile mxnxk] [--double-buffer on|off]\n"
            "                 [--cores C] [--split M|N|MN] [--micro MRxNR] [--format text|csv]\n"
            "      with --tile: explain that config; without: best tile per strategy\n"

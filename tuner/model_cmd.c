@@ -8,7 +8,7 @@
 #include "tuner.h"
 
 static const char usage_text[] =
-    "usage: npu-tune model --target T --shape MxNxK [--batch B] [--dtype fp16|int8|fp32]\n"
+    "usage: npu-tune model --target T --shape MxNxK [--batch B] [--dtype fp16|int8|fp32|bf16]\n"
     "                      [--strategy IS|WS|OS] [--tile mxnxk] [--double-buffer on|off]\n"
     "                      [--cores C] [--split M|N|MN] [--micro MRxNR] [--format text|csv]\n";
 

@@ -54,7 +54,7 @@ int tn_parse_request(int argc, char **argv, const char *cmd, const char *text, i
             break;
         case 'd':
             if ((o = sp_dtype_parse(optarg)) < 0)
-                BAD("--dtype '%s' is not one of fp16, int8, fp32", optarg);
+                BAD("--dtype '%s' is not one of fp16, int8, fp32, bf16", optarg);
             r->p.dtype = (sp_dtype)o;
             r->have_dtype = 1;
             break;

@@ -1,7 +1,10 @@
-/* bench_host_kernel.c — generated host kernels against OpenBLAS cblas_sgemm (default and
- * best OPENBLAS_CORETYPE) on the BERT shapes and 1024^3, at 1 and 2 threads, vs the FMA peak. */
+/* bench_host_kernel.c — generated host kernels against OpenBLAS cblas_sgemm (default and every
+ * usable OPENBLAS_CORETYPE) on the BERT shapes and 1024^3, at 1 and 2 threads, vs the FMA peak. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,33 +15,51 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "codegen.h"
 
 typedef void (*kfn)(int, int, int, const float *, int, const float *, int, float *, int);
 
-enum { NSHAPE = 4, NTHR = 2, NCORE = 4 };
+enum {
+    NSHAPE = 4,
+    NTHR = 2,     /* thread counts 1 .. NTHR */
+    NCORE = 6,    /* OpenBLAS runs: default + the core types below */
+    MAXROUNDS = 64
+};
 static const int shapes[NSHAPE][3] = {{512, 768, 768}, {512, 3072, 768}, {512, 768, 3072},
                                       {1024, 1024, 1024}};
 
-/* The tuned configs per shape and thread count (from tuning sweeps on a
- * 2-core AVX-512 host); --config replaces them all. */
-typedef struct {
-    sp_config c;
-} tuned;
+/* OPENBLAS_CORETYPE values tried besides the library's own choice (NULL). A
+ * type this CPU or this OpenBLAS cannot run either fails in its child or
+ * falls back to a core already measured, and is dropped. */
+static const char *const coretypes[NCORE] = {NULL, "SkylakeX", "Cooperlake", "SapphireRapids", "Zen",
+                                             "Haswell"};
 
-static tuned table[NSHAPE][NTHR] = {
-    {{{96, 768, 256, 1, SP_WS, 0, SP_SPLIT_M, 8, 48}},
-     {{96, 1536, 128, 2, SP_WS, 0, SP_SPLIT_M, 6, 64}}},
-    {{{96, 768, 256, 1, SP_WS, 0, SP_SPLIT_M, 12, 32}},
-     {{96, 768, 256, 2, SP_WS, 0, SP_SPLIT_N, 12, 32}}},
-    {{{96, 768, 192, 1, SP_WS, 0, SP_SPLIT_M, 8, 48}},
-     {{96, 768, 256, 2, SP_WS, 0, SP_SPLIT_M, 6, 64}}},
-    {{{96, 1536, 128, 1, SP_WS, 0, SP_SPLIT_M, 6, 64}},
-     {{96, 768, 256, 2, SP_WS, 0, SP_SPLIT_N, 6, 64}}},
+/* The tuned configs per shape and thread count, the best of sweeps on a
+ * 2-core AVX-512 host (Xeon, 48 KiB L1d and 2 MiB L2 per core): 1-thread WS
+ * configs over micro-tiles {8x48, 6x64} x m {48, 96, 192} x n {192, 256,
+ * 384, 512} x k {384, 512, 768, 1024}, then IS/OS and splits M/N/MN on the
+ * best, the finalists re-timed side by side over 7 rounds (median). 9x48,
+ * 12x32, 14x32 and 7x48 lost to 8x48 earlier; 6x64 wins 1024^3, where 48
+ * leaves a 16-column edge; double buffering only lost on that host. On a
+ * 2-core AMD EPYC (AVX-512, 48 KiB L1d, 1 MiB L2) the same configs held
+ * within noise except 512x768x3072 at 1 thread, where WS 96x192x1024 won.
+ * --table or --config replace them. */
+#define CFG(S, M, N, K, C, SP, MR, NR)                                                             \
+    {.strategy = S, .m = M, .n = N, .k = K, .double_buffer = 0, .cores = C, .split = SP,        \
+     .mr = MR, .nr = NR}
+static sp_config table[NSHAPE][NTHR] = {
+    {CFG(SP_WS, 48, 256, 768, 1, SP_SPLIT_M, 8, 48), CFG(SP_WS, 96, 256, 768, 2, SP_SPLIT_N, 8, 48)},
+    {CFG(SP_WS, 96, 256, 768, 1, SP_SPLIT_M, 8, 48), CFG(SP_WS, 96, 256, 768, 2, SP_SPLIT_N, 8, 48)},
+    {CFG(SP_WS, 96, 192, 1024, 1, SP_SPLIT_M, 8, 48),
+     CFG(SP_WS, 192, 384, 768, 2, SP_SPLIT_MN, 8, 48)},
+    {CFG(SP_WS, 48, 256, 1024, 1, SP_SPLIT_M, 6, 64),
+     CFG(SP_WS, 192, 256, 1024, 2, SP_SPLIT_N, 6, 64)},
 };
-
-static const char *const coretypes[NCORE] = {NULL, "SkylakeX", "Cooperlake", "Haswell"};
+static char origin[NSHAPE][NTHR][16]; /* where each config came from */
 
 static double now(void)
 {
@@ -53,66 +74,112 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-#define FMA12(T, F)                                                                                \
-    a0 = F(a0, b, c), a1 = F(a1, b, c), a2 = F(a2, b, c), a3 = F(a3, b, c), a4 = F(a4, b, c),      \
-    a5 = F(a5, b, c), a6 = F(a6, b, c), a7 = F(a7, b, c), a8 = F(a8, b, c), a9 = F(a9, b, c),      \
-    a10 = F(a10, b, c), a11 = F(a11, b, c)
-
-/* GFLOP/s of 12 independent AVX-512 FMA chains (the core's FMA peak). */
-__attribute__((target("avx512f"))) static double peak512(long n)
+static double median(double *v, int n)
 {
-    __m512 b = _mm512_set1_ps(0.5f), c = _mm512_set1_ps(1e-3f);
-    __m512 a0 = b, a1 = b, a2 = b, a3 = b, a4 = b, a5 = b, a6 = b, a7 = b, a8 = b, a9 = b, a10 = b,
-           a11 = b;
+    qsort(v, (size_t)n, sizeof v[0], cmp_double);
+    return n ? (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2])) : 0;
+}
+
+/* ---- the FMA peak ---- */
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define X16(op)                                                                                    \
+    op(0) op(1) op(2) op(3) op(4) op(5) op(6) op(7) op(8) op(9) op(10) op(11) op(12) op(13) op(14) \
+        op(15)
+
+/* Seconds for n rounds of 16 independent AVX-512 FMA chains: enough to keep
+ * 2 FMA units with a latency of up to 8 cycles busy; register operands only. */
+__attribute__((target("avx512f"))) static double fma512(long n)
+{
+    const __m512 m = _mm512_set1_ps(0.999f), a = _mm512_set1_ps(0.001f);
+#define INIT512(i) __m512 c##i = _mm512_set1_ps(1.0f + 0.01f * (i));
+#define OP512(i) c##i = _mm512_fmadd_ps(c##i, m, a);
+#define SUM512(i) s = _mm512_add_ps(s, c##i);
+    X16(INIT512)
     double t0 = now();
     for (long i = 0; i < n; i++) {
-        FMA12(__m512, _mm512_fmadd_ps);
-        __asm__ volatile("" : "+v"(a0), "+v"(a1), "+v"(a2), "+v"(a3), "+v"(a4), "+v"(a5),
-                         "+v"(a6), "+v"(a7), "+v"(a8), "+v"(a9), "+v"(a10), "+v"(a11));
+        X16(OP512)
     }
-    double dt = now() - t0;
-    volatile float sink = _mm512_reduce_add_ps(_mm512_add_ps(a0, a11));
+    double t = now() - t0;
+    __m512 s = _mm512_setzero_ps();
+    X16(SUM512)
+    volatile float sink = _mm512_reduce_add_ps(s);
     (void)sink;
-    return 12.0 * 32.0 * (double)n / dt * 1e-9;
+    return t;
 }
 
 /* The same with AVX2 FMA (8 lanes). */
-__attribute__((target("avx2,fma"))) static double peak256(long n)
+__attribute__((target("avx2,fma"))) static double fma256(long n)
 {
-    __m256 b = _mm256_set1_ps(0.5f), c = _mm256_set1_ps(1e-3f);
-    __m256 a0 = b, a1 = b, a2 = b, a3 = b, a4 = b, a5 = b, a6 = b, a7 = b, a8 = b, a9 = b, a10 = b,
-           a11 = b;
+    const __m256 m = _mm256_set1_ps(0.999f), a = _mm256_set1_ps(0.001f);
+#define INIT256(i) __m256 c##i = _mm256_set1_ps(1.0f + 0.01f * (i));
+#define OP256(i) c##i = _mm256_fmadd_ps(c##i, m, a);
+#define SUM256(i) s = _mm256_add_ps(s, c##i);
+    X16(INIT256)
     double t0 = now();
     for (long i = 0; i < n; i++) {
-        FMA12(__m256, _mm256_fmadd_ps);
-        __asm__ volatile("" : "+x"(a0), "+x"(a1), "+x"(a2), "+x"(a3), "+x"(a4), "+x"(a5),
-                         "+x"(a6), "+x"(a7), "+x"(a8), "+x"(a9), "+x"(a10), "+x"(a11));
+        X16(OP256)
     }
-    double dt = now() - t0;
+    double t = now() - t0;
+    __m256 s = _mm256_setzero_ps();
+    X16(SUM256)
     float out[8];
-    _mm256_storeu_ps(out, _mm256_add_ps(a0, a11));
+    _mm256_storeu_ps(out, s);
     volatile float sink = out[0];
     (void)sink;
-    return 12.0 * 16.0 * (double)n / dt * 1e-9;
+    return t;
 }
 
-/* One core's FMA peak in GFLOP/s (best of several 20 ms runs), 0 if unknown. */
-static double fma_peak(void)
+/* Flops per round and the loop for this CPU (0 flops: no FMA). */
+static double peak_flops(double (**f)(long))
 {
-    double best = 0;
-    for (int r = 0; r < 10; r++) {
-        double g = __builtin_cpu_supports("avx512f")                               ? peak512(2000000)
-                   : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? peak256(2000000)
-                                                                                     : 0;
-        if (g > best)
-            best = g;
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) {
+        *f = fma512;
+        return 16.0 * 32.0;
     }
-    return best;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        *f = fma256;
+        return 16.0 * 16.0;
+    }
+    *f = NULL;
+    return 0;
 }
 #else
-static double fma_peak(void) { return 0; }
+static double peak_flops(double (**f)(long))
+{
+    *f = NULL;
+    return 0;
+}
 #endif
+
+/* GFLOP/s of `threads` cores running the FMA loop at once (~0.1 s; the
+ * median of 10 slices of each thread, summed), 0 if unknown. */
+static double fma_peak(int threads)
+{
+    double (*f)(long);
+    double per = peak_flops(&f);
+    if (!f)
+        return 0;
+    double sum = 0;
+    long n = 200000; /* ~10 ms */
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads) reduction(+ : sum)
+#endif
+    {
+        double g[10];
+        f(n / 4); /* warm up: clocks, power licence */
+        for (int r = 0; r < 10; r++)
+            g[r] = per * (double)n / f(n) * 1e-9;
+        sum += median(g, 10);
+    }
+#ifndef _OPENMP
+    sum *= threads; /* one thread measured */
+#endif
+    return sum;
+}
+
+/* ---- operands and timing ---- */
 
 /* Operands of one shape. */
 typedef struct {
@@ -133,99 +200,211 @@ static bool problem_init(problem *p, const int *s)
         p->A[i] = (float)((x = x * 1103515245u + 12345u) >> 9) / 8388608.0f - 1.0f;
     for (size_t i = 0; i < (size_t)p->K * p->N; i++)
         p->B[i] = (float)((x = x * 1103515245u + 12345u) >> 9) / 8388608.0f - 1.0f;
+    memset(p->C, 0, sizeof(float) * (size_t)p->M * p->N);
     return true;
 }
 
-/* Median GFLOP/s of repeated calls (2 warm-ups, then >= 0.4 s or 40 runs). */
-typedef void (*call_fn)(void *ctx, const problem *p);
-static double time_median(call_fn f, void *ctx, const problem *p)
+/* GFLOP/s of one sample: the median call of 2 warm-ups then >= 5 calls and
+ * >= 0.1 s (at most 64). */
+typedef void (*call_fn)(const void *ctx, const problem *p);
+static double sample(call_fn f, const void *ctx, const problem *p)
 {
     double t[64];
     int n = 0;
     f(ctx, p);
     f(ctx, p);
     double start = now();
-    while (n < 64 && (n < 5 || (now() - start < 0.4 && n < 40))) {
+    while (n < 64 && (n < 5 || now() - start < 0.1)) {
         double t0 = now();
         f(ctx, p);
         t[n++] = now() - t0;
     }
-    qsort(t, (size_t)n, sizeof t[0], cmp_double);
-    return 2.0 * p->M * p->N * (double)p->K / t[n / 2] * 1e-9;
+    return 2.0 * p->M * p->N * (double)p->K / median(t, n) * 1e-9;
 }
 
-static void call_kernel(void *ctx, const problem *p)
+static void call_kernel(const void *ctx, const problem *p)
 {
-    kfn f = (kfn)ctx;
+    kfn f = *(const kfn *)ctx;
     f(p->M, p->N, p->K, p->A, p->K, p->B, p->N, p->C, p->N);
 }
 
-/* OpenBLAS entry points resolved with dlopen. */
+/* OpenBLAS cblas_sgemm, resolved with dlopen. */
 typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *, int, const float *,
                          int, float, float *, int);
-static sgemm_fn blas_sgemm;
-static void call_blas(void *ctx, const problem *p)
+static void call_blas(const void *ctx, const problem *p)
 {
-    (void)ctx;
+    sgemm_fn f = *(const sgemm_fn *)ctx;
     /* CblasRowMajor = 101, CblasNoTrans = 111 */
-    blas_sgemm(101, 111, 111, p->M, p->N, p->K, 1.0f, p->A, p->K, p->B, p->N, 0.0f, p->C, p->N);
+    f(101, 111, 111, p->M, p->N, p->K, 1.0f, p->A, p->K, p->B, p->N, 0.0f, p->C, p->N);
 }
 
-/* Times OpenBLAS with one core type (NULL: its own choice) in a child
- * process, so that the environment variable takes effect on loading; fills
- * res[shape][threads] (0 when unavailable) and the core name. */
-static void bench_openblas(const char *coretype, const problem *probs, double res[NSHAPE][NTHR],
-                           char *core, size_t corelen)
+/* ---- worker processes ----
+ * Every contender runs in its own child so that OPENBLAS_CORETYPE takes
+ * effect when the library loads and no contender's idle threads run during
+ * another's sample. The parent sends a request (what, shape, threads) and
+ * reads back one double (GFLOP/s, < 0: unavailable). */
+enum { REQ_QUIT, REQ_PEAK, REQ_RUN };
+typedef struct {
+    int what, shape, threads;
+} request;
+
+typedef struct {
+    pid_t pid;
+    int to, from;        /* pipe ends in the parent */
+    char name[64];       /* the OpenBLAS core it runs ("tuned" for the kernels) */
+    bool ok;
+} worker;
+
+/* Reads (writing false) or writes all n bytes of buf, through EINTR. */
+static bool io_all(int fd, char *p, size_t n, bool writing)
 {
-    int fd[2];
-    memset(res, 0, sizeof(double) * NSHAPE * NTHR);
-    snprintf(core, corelen, "-");
-    if (pipe(fd) != 0)
-        return;
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fd[0]);
-        close(fd[1]);
-        return;
+    while (n > 0) {
+        ssize_t k = writing ? write(fd, p, n) : read(fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return false;
+        p += k, n -= (size_t)k;
     }
-    if (pid == 0) {
-        close(fd[0]);
-        if (coretype)
-            setenv("OPENBLAS_CORETYPE", coretype, 1);
-        double out[NSHAPE][NTHR] = {{0}};
-        char name[64] = "-";
-        void *h = dlopen("libopenblas.so.0", RTLD_NOW);
+    return true;
+}
+
+static bool write_all(int fd, const void *buf, size_t n)
+{
+    return io_all(fd, (char *)(uintptr_t)buf, n, true);
+}
+
+static bool read_all(int fd, void *buf, size_t n) { return io_all(fd, buf, n, false); }
+
+/* The body of a worker: loads its contender (so: the kernels' library; else
+ * OpenBLAS with the core type in the environment), answers with its name,
+ * then serves requests until REQ_QUIT or EOF. */
+static void serve(const char *so, int in, int out)
+{
+    kfn kernels[NSHAPE][NTHR] = {{0}};
+    sgemm_fn sgemm = NULL;
+    void (*set_threads)(int) = NULL;
+    char name[64] = "";
+    void *h = NULL;
+    if (so) {
+        h = dlopen(so, RTLD_NOW);
+        for (int s = 0; h && s < NSHAPE; s++)
+            for (int t = 0; t < NTHR; t++) {
+                char sym[32];
+                snprintf(sym, sizeof sym, "tuned_%d_%d", s, t);
+                kernels[s][t] = (kfn)dlsym(h, sym);
+            }
+        if (h)
+            snprintf(name, sizeof name, "tuned");
+    } else {
+        h = dlopen("libopenblas.so.0", RTLD_NOW);
         if (!h)
             h = dlopen("libopenblas.so", RTLD_NOW);
         if (h) {
-            blas_sgemm = (sgemm_fn)dlsym(h, "cblas_sgemm");
-            void (*set_threads)(int) = (void (*)(int))dlsym(h, "openblas_set_num_threads");
+            sgemm = (sgemm_fn)dlsym(h, "cblas_sgemm");
+            set_threads = (void (*)(int))dlsym(h, "openblas_set_num_threads");
             char *(*corename)(void) = (char *(*)(void))dlsym(h, "openblas_get_corename");
-            if (corename)
+            if (sgemm && set_threads && corename)
                 snprintf(name, sizeof name, "%s", corename());
-            for (int t = 0; blas_sgemm && set_threads && t < NTHR; t++) {
-                set_threads(t + 1);
-                for (int s = 0; s < NSHAPE; s++)
-                    out[s][t] = time_median(call_blas, NULL, &probs[s]);
+        }
+    }
+    if (!write_all(out, name, sizeof name) || !name[0])
+        _exit(0);
+    problem probs[NSHAPE];
+    for (int s = 0; s < NSHAPE; s++)
+        if (!problem_init(&probs[s], shapes[s]))
+            _exit(1);
+    request q;
+    while (read_all(in, &q, sizeof q) && q.what != REQ_QUIT) {
+        double g = -1;
+        if (q.what == REQ_PEAK) {
+            g = fma_peak(q.threads);
+        } else if (q.shape >= 0 && q.shape < NSHAPE && q.threads >= 1 && q.threads <= NTHR) {
+            if (so && kernels[q.shape][q.threads - 1])
+                g = sample(call_kernel, &kernels[q.shape][q.threads - 1], &probs[q.shape]);
+            else if (sgemm) {
+                set_threads(q.threads);
+                g = sample(call_blas, &sgemm, &probs[q.shape]);
             }
         }
-        if (write(fd[1], out, sizeof out) != (ssize_t)sizeof out ||
-            write(fd[1], name, sizeof name) != (ssize_t)sizeof name)
-            _exit(1);
-        _exit(0);
+        if (!write_all(out, &g, sizeof g))
+            break;
     }
-    close(fd[1]);
-    double in[NSHAPE][NTHR];
-    char name[64];
-    if (read(fd[0], in, sizeof in) == (ssize_t)sizeof in &&
-        read(fd[0], name, sizeof name) == (ssize_t)sizeof name) {
-        memcpy(res, in, sizeof in);
-        name[sizeof name - 1] = 0;
-        snprintf(core, corelen, "%s", name);
-    }
-    close(fd[0]);
-    waitpid(pid, NULL, 0);
+    _exit(0);
 }
+
+/* Starts a worker for the kernels' library so (or, so NULL, OpenBLAS with
+ * core type coretype, NULL: unset). */
+static bool worker_start(worker *w, const char *so, const char *coretype)
+{
+    int down[2], up[2];
+    memset(w, 0, sizeof *w);
+    if (pipe(down) != 0)
+        return false;
+    if (pipe(up) != 0) {
+        close(down[0]);
+        close(down[1]);
+        return false;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(down[0]), close(down[1]), close(up[0]), close(up[1]);
+        return false;
+    }
+    if (pid == 0) {
+        close(down[1]);
+        close(up[0]);
+        if (coretype)
+            setenv("OPENBLAS_CORETYPE", coretype, 1);
+        else
+            unsetenv("OPENBLAS_CORETYPE");
+        serve(so, down[0], up[1]);
+    }
+    close(down[0]);
+    close(up[1]);
+    w->pid = pid, w->to = down[1], w->from = up[0];
+    w->ok = read_all(w->from, w->name, sizeof w->name) && w->name[0];
+    w->name[sizeof w->name - 1] = 0;
+    if (w->ok)
+        kill(pid, SIGSTOP); /* until its first request (see ask) */
+    return w->ok;
+}
+
+/* One answer of worker w to request q; -1 if it failed (it is then dropped).
+ * Between requests the worker is stopped (SIGSTOP): OpenBLAS's idle threads
+ * spin for ~0.1 s after a call, libgomp's for a while too, and would run
+ * during the next contender's sample. */
+static double ask(worker *w, int what, int shape, int threads)
+{
+    request q = {what, shape, threads};
+    double g;
+    if (!w->ok)
+        return -1;
+    kill(w->pid, SIGCONT);
+    if (!write_all(w->to, &q, sizeof q) || !read_all(w->from, &g, sizeof g)) {
+        w->ok = false;
+        return -1;
+    }
+    kill(w->pid, SIGSTOP);
+    return g;
+}
+
+static void worker_stop(worker *w)
+{
+    if (!w->pid)
+        return;
+    request q = {REQ_QUIT, 0, 0};
+    kill(w->pid, SIGCONT);
+    if (w->ok)
+        (void)write_all(w->to, &q, sizeof q);
+    close(w->to);
+    close(w->from);
+    waitpid(w->pid, NULL, 0);
+    w->pid = 0;
+}
+
+/* ---- the tuned kernels ---- */
 
 /* Generates every table kernel into dir/kernels.c and builds dir/kernels.so. */
 static bool build(const char *dir)
@@ -238,8 +417,9 @@ static bool build(const char *dir)
     for (int s = 0; s < NSHAPE; s++)
         for (int t = 0; t < NTHR; t++) {
             snprintf(sym, sizeof sym, "tuned_%d_%d", s, t);
-            if (!cg_host_source(f, &table[s][t].c, sym, err, sizeof err)) {
-                fprintf(stderr, "bench_host_kernel: %s\n", err);
+            if (!cg_host_source(f, &table[s][t], SP_FP32, sym, err, sizeof err)) {
+                fprintf(stderr, "bench_host_kernel: %dx%dx%d at %d threads: %s\n", shapes[s][0],
+                        shapes[s][1], shapes[s][2], t + 1, err);
                 fclose(f);
                 return false;
             }
@@ -251,45 +431,163 @@ static bool build(const char *dir)
     return system(cmd) == 0;
 }
 
-static bool parse_config(const char *s, tuned *out)
+/* "STRATEGY m n k db cores split MRxNR" into c. */
+static bool parse_config(const char *s, sp_config *c)
 {
     char st[8], sp[8];
     int m, n, k, db, cores, mr, nr;
     if (sscanf(s, "%7s %d %d %d %d %d %7s %dx%d", st, &m, &n, &k, &db, &cores, sp, &mr, &nr) != 9)
         return false;
     int strategy = sp_strategy_parse(st), split = sp_split_parse(sp);
-    if (strategy < 0 || split < 0)
+    if (strategy < 0 || split < 0 || mr < 1 || mr > 255 || nr < 1 || nr > 255)
         return false;
-    out->c = (sp_config){.m = m, .n = n, .k = k, .cores = cores, .strategy = (uint8_t)strategy,
-                         .double_buffer = (uint8_t)(db != 0), .split = (uint8_t)split,
-                         .mr = (uint8_t)mr, .nr = (uint8_t)nr};
+    *c = (sp_config){.m = m, .n = n, .k = k, .cores = cores, .strategy = (uint8_t)strategy,
+                     .double_buffer = (uint8_t)(db != 0), .split = (uint8_t)split,
+                     .mr = (uint8_t)mr, .nr = (uint8_t)nr};
     return true;
+}
+
+/* Splits line at commas in place into at most max fields; returns the count. */
+static int split_csv(char *line, char **field, int max)
+{
+    int n = 0;
+    line[strcspn(line, "\r\n")] = 0;
+    for (char *p = line; n < max;) {
+        field[n++] = p;
+        char *comma = strchr(p, ',');
+        if (!comma)
+            break;
+        *comma = 0;
+        p = comma + 1;
+    }
+    return n;
+}
+
+/* Takes the configs of rows of a tuning table (a '#' signature line, then
+ * the header, columns found by name) whose M, N, K is a bench shape, at the
+ * row's cores. False with a message for an unreadable table. */
+static bool load_table(const char *path)
+{
+    static const char *const need[] = {"M", "N", "K", "strategy", "m", "n", "k",
+                                       "double_buffer", "cores", "split", "micro"};
+    enum { NNEED = sizeof need / sizeof need[0], MAXF = 64 };
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "bench_host_kernel: %s: %s\n", path, strerror(errno));
+        return false;
+    }
+    char line[4096], *field[MAXF];
+    int col[NNEED], lineno = 0, used = 0;
+    bool header = false, ok = true;
+    while (ok && fgets(line, sizeof line, f)) {
+        lineno++;
+        if (line[0] == '#' || line[strspn(line, " \t\r\n")] == 0)
+            continue;
+        int nf = split_csv(line, field, MAXF);
+        if (!header) {
+            for (int i = 0; i < NNEED; i++) {
+                col[i] = -1;
+                for (int j = 0; j < nf; j++)
+                    if (strcmp(field[j], need[i]) == 0)
+                        col[i] = j;
+                if (col[i] < 0) {
+                    fprintf(stderr, "bench_host_kernel: %s: no column '%s' in the header\n", path,
+                            need[i]);
+                    ok = false;
+                }
+            }
+            header = true;
+            continue;
+        }
+        const char *v[NNEED];
+        for (int i = 0; i < NNEED; i++)
+            v[i] = col[i] < nf ? field[col[i]] : NULL;
+        if (!v[NNEED - 1]) {
+            fprintf(stderr, "bench_host_kernel: %s:%d: too few fields\n", path, lineno);
+            ok = false;
+            break;
+        }
+        int M = atoi(v[0]), N = atoi(v[1]), K = atoi(v[2]), cores = atoi(v[8]);
+        char spec[256];
+        snprintf(spec, sizeof spec, "%s %s %s %s %s %s %s %s", v[3], v[4], v[5], v[6], v[7], v[8],
+                 v[9], v[10]);
+        sp_config c;
+        if (!parse_config(spec, &c)) {
+            fprintf(stderr, "bench_host_kernel: %s:%d: cannot read the config '%s'\n", path,
+                    lineno, spec);
+            ok = false;
+            break;
+        }
+        for (int s = 0; s < NSHAPE; s++)
+            if (M == shapes[s][0] && N == shapes[s][1] && K == shapes[s][2] && cores >= 1 &&
+                cores <= NTHR) {
+                table[s][cores - 1] = c;
+                snprintf(origin[s][cores - 1], sizeof origin[s][cores - 1], "table");
+                used++;
+            }
+    }
+    fclose(f);
+    if (ok && !header) {
+        fprintf(stderr, "bench_host_kernel: %s: no header\n", path);
+        ok = false;
+    }
+    if (ok && used == 0)
+        fprintf(stderr, "bench_host_kernel: %s: no row for the bench shapes; built-in configs used\n",
+                path);
+    return ok;
+}
+
+static void usage(void)
+{
+    fprintf(stderr,
+            "usage: bench_host_kernel [--rounds N] [--gap SECONDS] [--table FILE.csv]\n"
+            "                         [--config THREADS \"STRATEGY m n k db cores split MRxNR\"]...\n"
+            "  --rounds   round-robin rounds (default 5; each contender one sample per round)\n"
+            "  --gap      pause between samples in seconds (default 0.01; the other contenders\n"
+            "             are stopped meanwhile)\n"
+            "  --table    take the configs from a tuning table's rows with a bench shape\n"
+            "  --config   this config for every shape at THREADS threads\n");
 }
 
 int main(int argc, char **argv)
 {
-    int rounds = 2;
+    int rounds = 5;
+    double gap = 0.01;
+    for (int s = 0; s < NSHAPE; s++)
+        for (int t = 0; t < NTHR; t++)
+            snprintf(origin[s][t], sizeof origin[s][t], "built-in");
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
+        if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
             rounds = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--config") == 0 && i + 2 < argc) {
-            /* --config THREADS "STRATEGY m n k db cores split MRxNR" for every shape */
+        } else if (strcmp(argv[i], "--gap") == 0 && i + 1 < argc) {
+            gap = atof(argv[++i]);
+        } else if (strcmp(argv[i], "--table") == 0 && i + 1 < argc) {
+            if (!load_table(argv[++i]))
+                return 2;
+        } else if (strcmp(argv[i], "--config") == 0 && i + 2 < argc) {
             int t = atoi(argv[++i]) - 1;
-            tuned c;
+            sp_config c;
             if (t < 0 || t >= NTHR || !parse_config(argv[++i], &c)) {
                 fprintf(stderr, "bench_host_kernel: bad --config\n");
                 return 2;
             }
-            for (int s = 0; s < NSHAPE; s++)
+            for (int s = 0; s < NSHAPE; s++) {
                 table[s][t] = c;
+                snprintf(origin[s][t], sizeof origin[s][t], "--config");
+            }
         } else {
-            fprintf(stderr, "usage: bench_host_kernel [--rounds N] "
-                            "[--config THREADS \"STRATEGY m n k db cores split MRxNR\"]...\n");
+            usage();
             return 2;
         }
     }
     if (rounds < 1)
         rounds = 1;
+    if (rounds > MAXROUNDS)
+        rounds = MAXROUNDS;
+    if (gap < 0)
+        gap = 0;
+    signal(SIGPIPE, SIG_IGN);
+
     char dir[] = "/tmp/npu_bench_host_XXXXXX";
     if (!mkdtemp(dir)) {
         perror("mkdtemp");
@@ -301,72 +599,102 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_host_kernel: building the kernels failed (is cc installed?)\n");
         return 1;
     }
-    void *h = dlopen(so, RTLD_NOW);
-    if (!h) {
-        fprintf(stderr, "bench_host_kernel: %s\n", dlerror());
+
+    /* the contenders: the kernels, then OpenBLAS per core type (a type
+     * resolving to a core already running is dropped) */
+    worker tuned, blas[NCORE];
+    int nblas = 0;
+    if (!worker_start(&tuned, so, NULL)) {
+        fprintf(stderr, "bench_host_kernel: loading %s failed\n", so);
         return 1;
     }
-    problem probs[NSHAPE];
-    for (int s = 0; s < NSHAPE; s++)
-        if (!problem_init(&probs[s], shapes[s])) {
-            fprintf(stderr, "bench_host_kernel: out of memory\n");
-            return 1;
+    for (int c = 0; c < NCORE; c++) {
+        worker w;
+        bool dup = false;
+        if (!worker_start(&w, NULL, coretypes[c])) {
+            worker_stop(&w);
+            if (c == 0)
+                break; /* no OpenBLAS at all */
+            continue;
         }
-
-    /* rounds of: peak, tuned kernels, each OpenBLAS core type; best median of
-     * each cell over the rounds */
-    double peak = 0, tune[NSHAPE][NTHR] = {{0}}, blas[NCORE][NSHAPE][NTHR] = {{{0}}};
-    char names[NCORE][64];
-    for (int r = 0; r < rounds; r++) {
-        double p = fma_peak();
-        if (p > peak)
-            peak = p;
-        for (int t = 0; t < NTHR; t++)
-            for (int s = 0; s < NSHAPE; s++) {
-                char sym[32];
-                snprintf(sym, sizeof sym, "tuned_%d_%d", s, t);
-                kfn f = (kfn)dlsym(h, sym);
-                double g = f ? time_median(call_kernel, (void *)f, &probs[s]) : 0;
-                if (g > tune[s][t])
-                    tune[s][t] = g;
-            }
-        for (int c = 0; c < NCORE; c++) {
-            double res[NSHAPE][NTHR];
-            bench_openblas(coretypes[c], probs, res, names[c], sizeof names[c]);
-            for (int s = 0; s < NSHAPE; s++)
-                for (int t = 0; t < NTHR; t++)
-                    if (res[s][t] > blas[c][s][t])
-                        blas[c][s][t] = res[s][t];
-        }
+        for (int d = 0; d < nblas; d++)
+            dup = dup || strcmp(blas[d].name, w.name) == 0;
+        if (dup)
+            worker_stop(&w);
+        else
+            blas[nblas++] = w;
     }
 
-    printf("FMA peak, one core: %.1f GFLOP/s (%.2f GHz x 32 flop/cycle/FMA-unit x 2 units)\n", peak,
-           peak / 64.0);
-    printf("OpenBLAS default core type: %s\n", names[0]);
-    printf("| shape | threads | tuned GFLOP/s | tuned/peak | OpenBLAS default | best OpenBLAS "
-           "(core) | tuned/best OpenBLAS | config |\n");
-    printf("|---|---|---|---|---|---|---|---|\n");
+    /* round-robin: in each round the peak and every contender on every
+     * (threads, shape) cell get one sample, in turn */
+    static double peak[NTHR][MAXROUNDS], kern[NSHAPE][NTHR][MAXROUNDS];
+    static double lib[NCORE][NSHAPE][NTHR][MAXROUNDS];
+    struct timespec pause = {(time_t)gap, (long)((gap - (double)(time_t)gap) * 1e9)};
+    double start = now();
+    int tty = isatty(STDERR_FILENO);
+    for (int r = 0; r < rounds; r++) {
+        for (int t = 0; t < NTHR; t++) {
+            peak[t][r] = ask(&tuned, REQ_PEAK, 0, t + 1);
+            nanosleep(&pause, NULL);
+            for (int s = 0; s < NSHAPE; s++) {
+                kern[s][t][r] = ask(&tuned, REQ_RUN, s, t + 1);
+                nanosleep(&pause, NULL);
+                for (int c = 0; c < nblas; c++) {
+                    lib[c][s][t][r] = ask(&blas[c], REQ_RUN, s, t + 1);
+                    nanosleep(&pause, NULL);
+                }
+            }
+        }
+        fprintf(stderr, "%sbench_host_kernel: round %d/%d (%.0f s)%s", tty ? "\r" : "", r + 1,
+                rounds, now() - start, tty ? "" : "\n");
+    }
+    if (tty)
+        fprintf(stderr, "\n");
+    worker_stop(&tuned);
+    for (int c = 0; c < nblas; c++)
+        worker_stop(&blas[c]);
+
+    double pk[NTHR];
+    for (int t = 0; t < NTHR; t++)
+        pk[t] = median(peak[t], rounds);
+    printf("FMA peak (register operands, median of %d rounds): 1 core %.1f GFLOP/s "
+           "(%.2f GHz x 64 flop/cycle with AVX-512), %d cores %.1f GFLOP/s\n",
+           rounds, pk[0], pk[0] / 64.0, NTHR, pk[NTHR - 1]);
+    if (nblas == 0)
+        printf("OpenBLAS (libopenblas.so.0) not found: the tuned kernels alone\n");
+    else {
+        printf("OpenBLAS core types: %s (default)", blas[0].name);
+        for (int c = 1; c < nblas; c++)
+            printf(", %s", blas[c].name);
+        printf("\n");
+    }
+    printf("GFLOP/s: median of %d round-robin samples (each the median call of >= 0.1 s); "
+           "peak fraction per core at 1 thread, of all %d cores at %d\n\n",
+           rounds, NTHR, NTHR);
+    printf("| shape (MxNxK) | threads | tuned GFLOP/s | tuned / peak | OpenBLAS default | "
+           "best OpenBLAS (core) | best OpenBLAS / peak | tuned / best OpenBLAS | config |\n");
+    printf("|---|---|---|---|---|---|---|---|---|\n");
     for (int s = 0; s < NSHAPE; s++)
         for (int t = 0; t < NTHR; t++) {
+            double g = median(kern[s][t], rounds), b[NCORE];
             int best = 0;
-            for (int c = 1; c < NCORE; c++)
-                if (blas[c][s][t] > blas[best][s][t])
+            for (int c = 0; c < nblas; c++) {
+                b[c] = median(lib[c][s][t], rounds);
+                if (b[c] > b[best])
                     best = c;
-            const sp_config *c = &table[s][t].c;
-            printf("| %dx%dx%d | %d | %.1f | %.2f | %.1f | %.1f (%s) | %.2f | %s m%d n%d k%d db%d "
-                   "cores%d %s %dx%d |\n",
-                   shapes[s][0], shapes[s][1], shapes[s][2], t + 1, tune[s][t],
-                   peak > 0 ? tune[s][t] / (peak * (t + 1)) : 0.0, blas[0][s][t], blas[best][s][t],
-                   names[best], blas[best][s][t] > 0 ? tune[s][t] / blas[best][s][t] : 0.0,
-                   sp_strategy_name(c->strategy), (int)c->m, (int)c->n, (int)c->k,
-                   c->double_buffer, (int)c->cores, sp_split_name(c->split), c->mr, c->nr);
+            }
+            const sp_config *c = &table[s][t];
+            printf("| %dx%dx%d | %d | %.1f | %.2f | ", shapes[s][0], shapes[s][1], shapes[s][2],
+                   t + 1, g, pk[t] > 0 ? g / pk[t] : 0.0);
+            if (nblas)
+                printf("%.1f | %.1f (%s) | %.2f | %.2f | ", b[0], b[best], blas[best].name,
+                       pk[t] > 0 ? b[best] / pk[t] : 0.0, b[best] > 0 ? g / b[best] : 0.0);
+            else
+                printf("- | - | - | - | ");
+            printf("%s %dx%dx%d db%d cores%d %s %dx%d (%s) |\n", sp_strategy_name(c->strategy),
+                   (int)c->m, (int)c->n, (int)c->k, c->double_buffer, (int)c->cores,
+                   sp_split_name(c->split), c->mr, c->nr, origin[s][t]);
         }
-    for (int s = 0; s < NSHAPE; s++) {
-        free(probs[s].A);
-        free(probs[s].B);
-        free(probs[s].C);
-    }
-    /* no dlclose: the kernels' OpenMP runtime threads outlive the calls */
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)
