@@ -205,15 +205,18 @@ static void show(const char *name, const ms_measurement *m)
     printf("  %-10s %-8s %.3g s  %s\n", name, ms_status_name(m->status), m->value, m->detail);
 }
 
-/* A good kernel's measurement: ok, positive, a sane interval around the mean. */
-static void check_ok(const ms_measurement *m, const sp_problem *p, double peak)
+/* A good kernel's measurement: ok, positive, a sane interval around the mean,
+ * and seconds (no CPU core does 10 TFLOP/s; a unit slip would). Not compared
+ * with the roofline: under the sanitizers the probe is instrumented and the
+ * kernels are not. */
+static void check_ok(const ms_measurement *m, const sp_problem *p)
 {
     if (!CHECK_INT(m->status, MS_OK))
         return;
     double flops = 2.0 * (double)(p->M * p->N * p->K * p->batch);
     CHECK(m->value > 0 && m->nsamples >= 1);
     CHECK(m->ci_lo <= m->mean && m->mean <= m->ci_hi);
-    CHECK(flops / m->value < peak * 1.5e9);
+    CHECK(flops / m->value < 1e13);
     CHECK(strstr(m->detail, "sample") != NULL && strstr(m->detail, "CI +-") != NULL);
 }
 
@@ -282,7 +285,7 @@ int main(void)
         show(mix[i].symbol, &out[i]);
         CHECK_INT(out[i].status, mix[i].want);
         if (mix[i].want == MS_OK)
-            check_ok(&out[i], mix[i].p, r.gflops_all);
+            check_ok(&out[i], mix[i].p);
     }
     show("k_absent", &out[NMIX]);
     CHECK_INT(out[NMIX].status, MS_ILLEGAL);
@@ -310,8 +313,8 @@ int main(void)
     printf("hang batch (timeout 1 s): %.2f s\n", took);
     for (int i = 0; i < 3; i++)
         show(hjobs[i].symbol, &out[i]);
-    check_ok(&out[0], &tails, r.gflops_all);
-    check_ok(&out[2], &batched, r.gflops_all);
+    check_ok(&out[0], &tails);
+    check_ok(&out[2], &batched);
     CHECK_INT(out[1].status, MS_TIMEOUT);
     CHECK(strstr(out[1].detail, "timed out after 1 s") != NULL);
     CHECK(took < 15);
