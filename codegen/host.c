@@ -129,11 +129,6 @@ static void emit_ukr(const out *o, int mr, int nr, int w, int nv)
         }
         put(o, ";\n");
     }
-    /* C is read only after the k loop: start fetching it now */
-    putf(o, "    if (acc)\n"
-            "        for (int i = 0; i < @_MR; i++)\n"
-            "            for (int j = 0; j < %d; j += 16)\n"
-            "                __builtin_prefetch(c + i * ldc + j, 1, 3);\n", nv * w);
     /* unrolled when the accumulators fit the registers; a tile that spills
      * anyway (a wide tile on narrow vectors) gains nothing from it */
     putf(o, "#pragma GCC unroll %d\n", mr * nv + nv + 1 <= 32 ? UNROLL : 1);

@@ -147,6 +147,9 @@ micro=$(tail -n +3 "$work/out/tiny-table.csv" | cut -d, -f17 | sort -u | tr '\n'
 case "$micro" in *6x16*|*4x32*) ok ;; *) bad "table micro-tiles: '$micro'" ;; esac
 run 0 --quiet tiny.lua # resumed: nothing measured again
 same "resumed journal" "$(tail -n +2 "$work/out/tiny.csv" | wc -l | tr -d ' ')" "8"
+sed -e 's/shapes = {/dtype = "bf16", shapes = {/' -e 's|out/tiny|out/tiny16|g' "$work/tiny.lua" >"$work/tiny16.lua"
+run 0 --quiet tiny16.lua # bf16 storage: verified and timed through the runner as well
+same "bf16 journal" "$(tail -n +2 "$work/out/tiny16.csv" | cut -d, -f6,18 | sort | uniq -c | tr -s ' ')" " 8 bf16,ok"
 run 0 gen --table out/tiny-table.csv --shape 100x37x50 -o k_table.c
 same "gen --table exact" "$err" ""
 check_kernel "gen --table" "$work/k_table.c"
