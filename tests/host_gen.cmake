@@ -10,5 +10,9 @@ set_tests_properties(host_gen PROPERTIES TIMEOUT 300)
 add_executable(bench_host_kernel ${CMAKE_CURRENT_LIST_DIR}/bench/bench_host_kernel.c)
 target_include_directories(bench_host_kernel PRIVATE ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(bench_host_kernel PRIVATE codegen space OpenMP::OpenMP_C ${CMAKE_DL_LIBS})
-add_test(NAME bench_host_kernel COMMAND bench_host_kernel)
-set_tests_properties(bench_host_kernel PROPERTIES LABELS bench TIMEOUT 900)
+# The bench: tune the bench shapes at 1 and 2 threads, then those kernels against OpenBLAS.
+add_test(NAME bench_host_kernel
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/bench/host_bench.sh $<TARGET_FILE:npu-tune>
+                 $<TARGET_FILE:bench_host_kernel> ${PROJECT_SOURCE_DIR}
+                 ${CMAKE_CURRENT_BINARY_DIR}/host-bench)
+set_tests_properties(bench_host_kernel PROPERTIES LABELS bench TIMEOUT 1800)
