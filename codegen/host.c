@@ -691,10 +691,11 @@ bool cg_host_source(FILE *f, const sp_config *c, sp_dtype dtype, const char *sym
             "#ifndef __STDC_NO_THREADS__\n#include <threads.h>\n#endif\n"
             "#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))\n"
             "#include <immintrin.h>\n#endif\n");
-    put(&o, "\n/* Bytes of packed B a thread keeps (every block packed once) before it\n"
-            " * falls back to repacking one block buffer; -D overrides (one value for\n"
-            " * all the kernels of a translation unit). */\n"
-            "#ifndef NT_HOST_BCACHE\n#define NT_HOST_BCACHE (32 << 20)\n#endif\n");
+    putf(&o, "\n/* Bytes of packed B a thread keeps (every block packed once) before it\n"
+             " * falls back to repacking one block buffer; -D overrides (one value for\n"
+             " * all the kernels of a translation unit). */\n"
+             "#ifndef NT_HOST_BCACHE\n#define NT_HOST_BCACHE %d\n#endif\n",
+         SP_CPU_BCACHE_BYTES);
     put(&o, "\nenum {\n");
     putf(&o, "    @_MR = %d, @_NR = %d, /* micro-tile */\n", mr, nr);
     putf(&o, "    @_MC = %d, @_NC = %d, @_KC = %d, /* cache blocks: mc, nc in whole micro-tiles,\n"

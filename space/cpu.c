@@ -89,13 +89,58 @@ static double tiles_of(int64_t dim, int64_t blk, int64_t u)
     return (double)(full * sp_ceil_div(blk, u) + sp_ceil_div(rest, u));
 }
 
+/* Vectors of the micro-kernels that cover `dim` columns cut into blocks of
+ * `blk`, tiles of `nr` = nv vectors of w: a narrow last tile of a block runs
+ * the kernel of its own width when the tile is at most 8 vectors wide (the
+ * generator's edge kernels), else the full one. */
+static double vectors_of(int64_t dim, int64_t blk, int64_t nr, int64_t w)
+{
+    int64_t nv = nr / w;
+    double v = 0;
+    for (int part = 0; part < 2; part++) { /* the full blocks, then the rest */
+        int64_t cols = part ? dim % blk : blk, count = part ? (cols > 0) : dim / blk;
+        if (count == 0)
+            continue;
+        int64_t edge = cols % nr;
+        double per = (double)(cols / nr * nv) +
+                     (edge == 0 ? 0.0 : nv <= 8 ? (double)sp_ceil_div(edge, w) : (double)nv);
+        v += per * (double)count;
+    }
+    return v;
+}
+
+/* Rows of A copied per column block and k step: the last, partial micro-panel
+ * of each A block (the kernel reads whole panels in place). */
+static double partial_rows_of(int64_t dim, int64_t blk, int64_t mr)
+{
+    int64_t rest = dim % blk;
+    return (double)(dim / blk * (blk % mr) + rest % mr);
+}
+
+/* The model follows codegen/host.c step by step for the busiest thread (its
+ * share Mt x Nt of C in whole micro-tiles, blocks clamped to it):
+ *  - B: each kc x nc block packed once per call while the thread's packed B
+ *    fits SP_CPU_BCACHE_BYTES, else whenever the step order reaches another
+ *    block. Packing is a phase of its own: the source read from the level
+ *    that holds B (from L2 when double buffering fetched it during the
+ *    previous step) and written at the L2 rate.
+ *  - A: fp32 is read in place (only a last, partial micro-panel of a block is
+ *    copied); bf16 is widened micro-panel by micro-panel at every step. Each
+ *    step streams its A block, which the hardware prefetchers overlap with
+ *    the FMAs, as they do the B panels coming from L2.
+ *  - the micro-kernel: per k step mr x nv FMAs over the FMA units or mr + nv
+ *    loads over the load ports, whichever is slower; a narrow last tile runs
+ *    a narrower kernel; each call loads and stores its C tile.
+ *  - double buffering issues one prefetch per line of the next step's new
+ *    blocks: a cycle each (what it hides, the prefetchers already hide on
+ *    the machines measured; see README). */
 void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figures *f)
 {
     const sp_target *t = x->t;
     const sp_cpu *u = &t->cpu;
     const sp_problem *p = x->p;
     int threads = gm * gn;
-    int64_t mr = c->mr, nr = c->nr, nv = nr / u->simd_floats;
+    int64_t mr = c->mr, nr = c->nr, w = u->simd_floats;
     /* the busiest thread's share of C, in whole micro-tiles */
     int64_t Mt = sp_ceil_div(sp_ceil_div(p->M, mr), gm) * mr, Nt = sp_ceil_div(sp_ceil_div(p->N, nr), gn) * nr;
     if (Mt > p->M) Mt = p->M;
@@ -105,51 +150,57 @@ void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figure
     int64_t nc = sp_ceil_div(c->n < Nt ? c->n : Nt, nr) * nr;
     int64_t kc = c->k < K ? c->k : K;
     int64_t nI = sp_ceil_div(Mt, mc), nJ = sp_ceil_div(Nt, nc), nP = sp_ceil_div(K, kc);
+    double in = (double)x->in; /* bytes per stored element: fp32 4, bf16 2 */
+    bool widen = p->dtype != SP_FP32;
 
-    /* Elements packed: each block is packed when the step order reaches a
-     * block other than the one in the buffer. */
-    double a_once = (double)Mt * K, b_once = (double)K * Nt, a, b;
-    switch (c->strategy) {
-    case SP_IS: /* i, p outer; B blocks stream */
-        a = a_once;
-        b = b_once * (nJ == 1 && nP == 1 ? 1 : nI);
-        break;
-    case SP_WS: /* j, p outer; A blocks stream */
-        b = b_once;
-        a = a_once * (nI == 1 && nP == 1 ? 1 : nJ);
-        break;
-    default: /* OS: i, j outer, p inner */
-        a = a_once * (nP == 1 ? 1 : nJ);
-        b = b_once * (nP == 1 && nJ == 1 ? 1 : nI);
-        break;
-    }
+    /* Elements copied: B blocks packed, A micro-panels widened or copied. */
+    double a_once = (double)Mt * K, b_once = (double)K * Nt, b;
+    bool keep = (double)nP * nJ * (double)kc * nc * 4.0 <= (double)SP_CPU_BCACHE_BYTES;
+    if (keep || c->strategy == SP_WS || (nJ == 1 && nP == 1))
+        b = b_once; /* WS: the B block stays while A streams */
+    else
+        b = b_once * nI; /* IS, OS: the block changes at every step */
+    double a = widen ? a_once * nJ : partial_rows_of(Mt, mc, mr) * K * nJ;
 
-    /* The micro-kernel: per k step mr broadcasts and nv B loads for mr*nv
-     * FMAs; B panels stream from L2; C is loaded and stored once per call. */
-    double tiles = tiles_of(Mt, mc, mr) * tiles_of(Nt, nc, nr);
-    double step = (double)(mr * nv) / u->fma_units, ld = (double)(mr + nv) / u->load_ports;
-    double compute = tiles * (double)K * (step > ld ? step : ld);
-    double l2 = tiles * (double)K * (double)nr * 4.0 / u->bw_l2;
-    double calls = tiles * (double)nP;
+    /* The micro-kernel over every tile, padded rows included. */
+    double row_tiles = tiles_of(Mt, mc, mr), col_tiles = tiles_of(Nt, nc, nr);
+    double vecs = vectors_of(Nt, nc, nr, w);
+    double fmas = (double)mr * vecs / u->fma_units;                /* per row of tiles, k step */
+    double loads = ((double)mr * col_tiles + vecs) / u->load_ports; /* broadcasts, B vectors */
+    double compute = row_tiles * (double)K * (fmas > loads ? fmas : loads);
+    double calls = row_tiles * col_tiles * (double)nP;
+    double l2 = calls * (double)kc * (double)(nr + mr) * 4.0 / u->bw_l2;
+    /* A streamed once per step through its block: a_once per column block */
+    double a_stream = a_once * (double)nJ * in * inv_bw_of(t, (double)p->M * K * in, threads);
+    double overlap = compute;
+    if (l2 > overlap)
+        overlap = l2;
+    if (a_stream > overlap)
+        overlap = a_stream;
     double c_bytes = (double)mc * nc * 4.0;
     double c_inv = inv_bw_of(t, c->strategy == SP_OS ? c_bytes : (double)Mt * Nt * 4.0, threads);
-    double c_time = calls * (double)(mr * nr) * 4.0 * 2.0 * c_inv + calls * 16.0;
+    double c_time = calls * ((double)(mr * nr) * 4.0 * 2.0 * c_inv + 16.0);
 
-    /* Packing reads the source from wherever the operand lives and writes
-     * the packed block (into L1/L2 at the L2 rate); with double buffering the
-     * source was prefetched while the previous block computed. */
-    double in = (double)x->in; /* bytes per stored element: fp32 4, bf16 2 */
-    double a_inv = inv_bw_of(t, (double)p->M * K * in, threads);
-    double b_inv = inv_bw_of(t, (double)K * p->N * in, threads);
-    double fetch = (a * a_inv + b * b_inv) * in, write = (a + b) * 4.0 / u->bw_l2;
-    double overlap = compute > l2 ? compute : l2;
-    if (c->double_buffer && fetch > overlap)
-        overlap = fetch;
-    double cycles = overlap + c_time + write + (c->double_buffer ? 0.0 : fetch);
+    /* Packing and copying: a phase of its own. */
+    double b_inv = c->double_buffer ? 1.0 / u->bw_l2 : inv_bw_of(t, (double)K * p->N * in, threads);
+    double pack = b * (in * b_inv + 4.0 / u->bw_l2) + a * (in + 4.0) / u->bw_l2;
+
+    /* Double buffering: one prefetch per line of each step's new blocks (A
+     * when i or p changes, B's source when it is still to be packed, C when
+     * i or j changes). */
+    double prefetch = 0;
+    if (c->double_buffer) {
+        double a_new = c->strategy == SP_IS || (c->strategy == SP_OS && nP == 1) ? a_once
+                                                                                 : a_once * nJ;
+        double c_new = c->strategy == SP_OS ? (double)Mt * Nt : (double)Mt * Nt * nP;
+        prefetch = ((a_new + b) * in + c_new * 4.0) / 64.0;
+    }
+    double cycles = overlap + c_time + pack + prefetch;
 
     double batch = (double)p->batch;
-    /* Sigma over all threads: the packed elements of every thread's share */
-    double share_a = (double)p->M * K * (a / a_once), share_b = (double)K * p->N * (b / b_once);
+    /* Sigma over all threads: the elements every thread copies of its share */
+    double share_a = a_once > 0 ? (double)p->M * K * (a / a_once) : 0;
+    double share_b = (double)K * p->N * (b / b_once);
     f->load_elems = (share_a * gn + share_b * gm) * batch;
     f->store_elems = (double)p->M * p->N * (double)nP * batch;
     for (int i = 0; i < SP_NPATH; i++)

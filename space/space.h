@@ -21,6 +21,10 @@ typedef enum { SP_NPU, SP_CPU, SP_NKIND } sp_kind;
 /* Cache levels of a CPU target. */
 typedef enum { SP_CL1, SP_CL2, SP_CL3, SP_NCACHE } sp_cache;
 
+/* Bytes of packed B a generated host kernel keeps per thread (every block
+ * packed once per call) before it falls back to repacking one block. */
+#define SP_CPU_BCACHE_BYTES (32 << 20)
+
 /* On-chip buffers of a DaVinci-like core. */
 typedef enum { SP_L1, SP_L0A, SP_L0B, SP_L0C, SP_UB, SP_NBUF } sp_buffer;
 

@@ -348,86 +348,76 @@ static void rules(void)
     CHECK(strncmp(small, "cores = 3, but", 14) == 0);
 }
 
-/* Packed volumes worked by hand for 40x48x64 fp32 with a 4x16 micro-tile
- * (10 x 3 micro-tiles). One thread: Mt = 40, Nt = 48; A is 2560 elements,
- * B 3072. Blocks 16x32x32 round to mc = 16, nc = 32: nI = 3, nJ = 2, nP = 2. */
+/* Copied volumes worked by hand for 40x48x64 (A 2560 elements, B 3072) with
+ * a 4x16 micro-tile (10 x 3 micro-tiles), following codegen/host.c: fp32 A
+ * is read in place, and each B block is packed once per call while the
+ * thread's packed B fits SP_CPU_BCACHE_BYTES. Blocks 16x32x32: mc = 16,
+ * nc = 32, nI = 3, nJ = 2, nP = 2. */
 static void volumes(void)
 {
     sp_target t = fx_avx512();
     sp_problem p = fx_problem(40, 48, 64, 1, SP_FP32);
     const double A = 40.0 * 64, B = 64.0 * 48;
-    /* Everything > 1. IS: A once, B once per i (3). WS: B once, A once per
-     * j (2). OS: A once per j (nP > 1), B once per i. */
-    sp_figures f = model(&t, &p, cpu_cfg(SP_IS, 16, 32, 32, 0, 1, SP_SPLIT_M, 4, 16));
-    CHECK(f.load_elems == A + 3 * B);
-    CHECK(f.core_load_elems == A + 3 * B);
-    CHECK(f.store_elems == 40.0 * 48 * 2); /* C written once per k block */
-    CHECK(f.buffer_use == 2.0 * 4 * 32 * 4 + 32.0 * 32 * 4);
-    CHECK(f.grid_m == 1 && f.grid_n == 1);
-    f = model(&t, &p, cpu_cfg(SP_WS, 16, 32, 32, 0, 1, SP_SPLIT_M, 4, 16));
-    CHECK(f.load_elems == B + 2 * A);
-    f = model(&t, &p, cpu_cfg(SP_OS, 16, 32, 32, 0, 1, SP_SPLIT_M, 4, 16));
-    CHECK(f.load_elems == 2 * A + 3 * B);
-    /* Everything == 1 (blocks cover the problem; larger ones are clamped):
-     * each operand packed once, C stored once. */
+    /* Every strategy packs B once and copies no A (whole micro-panels). */
     for (int st = 0; st < SP_NSTRATEGY; st++) {
+        sp_figures f = model(&t, &p, cpu_cfg(st, 16, 32, 32, 0, 1, SP_SPLIT_M, 4, 16));
+        CHECK(f.load_elems == B);
+        CHECK(f.core_load_elems == B);
+        CHECK(f.store_elems == 40.0 * 48 * 2); /* C written once per k block */
+        CHECK(f.buffer_use == 2.0 * 4 * 32 * 4 + 32.0 * 32 * 4);
+        CHECK(f.grid_m == 1 && f.grid_n == 1);
+        /* blocks covering the problem (larger ones are clamped) */
         f = model(&t, &p, cpu_cfg(st, 40, 48, 64, 0, 1, SP_SPLIT_M, 4, 16));
-        CHECK(f.load_elems == A + B);
-        CHECK(f.store_elems == 40.0 * 48);
         sp_figures g = model(&t, &p, cpu_cfg(st, 64, 64, 100, 0, 1, SP_SPLIT_M, 4, 16));
-        CHECK(g.load_elems == A + B);
+        CHECK(f.load_elems == B && g.load_elems == B);
+        CHECK(f.store_elems == 40.0 * 48);
         CHECK(g.est_cycles == f.est_cycles);
     }
-    /* Mixed. OS with nP = 1 keeps each A block over j: A once, B per i. */
-    f = model(&t, &p, cpu_cfg(SP_OS, 16, 32, 64, 0, 1, SP_SPLIT_M, 4, 16));
-    CHECK(f.load_elems == A + 3 * B);
-    CHECK(f.store_elems == 40.0 * 48);
-    /* OS with nP = 1, nJ = 1: the one B block stays. */
-    f = model(&t, &p, cpu_cfg(SP_OS, 16, 48, 64, 0, 1, SP_SPLIT_M, 4, 16));
-    CHECK(f.load_elems == A + B);
-    /* OS with nJ = 1 but nP = 2: A and B re-packed per (i, p). */
-    f = model(&t, &p, cpu_cfg(SP_OS, 16, 48, 32, 0, 1, SP_SPLIT_M, 4, 16));
-    CHECK(f.load_elems == A + 3 * B);
-    /* IS with nJ = nP = 1: the one B block stays across i. */
-    f = model(&t, &p, cpu_cfg(SP_IS, 16, 48, 64, 0, 1, SP_SPLIT_M, 4, 16));
-    CHECK(f.load_elems == A + B);
-    /* IS with nJ = 1, nP = 2: B per i. */
-    f = model(&t, &p, cpu_cfg(SP_IS, 16, 48, 32, 0, 1, SP_SPLIT_M, 4, 16));
-    CHECK(f.load_elems == A + 3 * B);
-    /* WS with nI = nP = 1: the one A block stays across j. */
-    f = model(&t, &p, cpu_cfg(SP_WS, 40, 16, 64, 0, 1, SP_SPLIT_M, 4, 16));
-    CHECK(f.load_elems == A + B);
-    /* WS with nI = 1, nP = 2: A per j (3 blocks of 16). */
-    f = model(&t, &p, cpu_cfg(SP_WS, 40, 16, 32, 0, 1, SP_SPLIT_M, 4, 16));
-    CHECK(f.load_elems == B + 3 * A);
-    /* Blocks round up to whole micro-tiles: m = 18 -> mc = 20, nI = 2;
-     * n = 17 -> nc = 32, nJ = 2. */
-    f = model(&t, &p, cpu_cfg(SP_IS, 18, 17, 32, 0, 1, SP_SPLIT_M, 4, 16));
-    CHECK(f.load_elems == A + 2 * B);
-    f = model(&t, &p, cpu_cfg(SP_WS, 18, 17, 32, 0, 1, SP_SPLIT_M, 4, 16));
-    CHECK(f.load_elems == B + 2 * A);
-    /* m = 17 -> mc = 20 as well: the same figures as m = 20. */
+    /* A 6x16 tile: m = 16 rounds to mc = 18, so the blocks hold 18, 18 and 4
+     * rows; the last one's partial micro-panel (4 rows) is copied at each
+     * of the nJ = 2 column blocks over all of K: 4 * 64 * 2. */
+    sp_figures f = model(&t, &p, cpu_cfg(SP_IS, 16, 32, 32, 0, 1, SP_SPLIT_M, 6, 16));
+    CHECK(f.load_elems == B + 4.0 * 64 * 2);
+    /* m = 17 -> mc = 20 with 4x16, like m = 20: the same figures. */
     sp_figures f17 = model(&t, &p, cpu_cfg(SP_OS, 17, 32, 32, 0, 1, SP_SPLIT_M, 4, 16));
     sp_figures f20 = model(&t, &p, cpu_cfg(SP_OS, 20, 32, 32, 0, 1, SP_SPLIT_M, 4, 16));
     CHECK(f17.load_elems == f20.load_elems && f17.est_cycles == f20.est_cycles);
-    CHECK(f17.load_elems == 2 * A + 2 * B);
+    /* bf16: every step widens its A block, so A once per column block. */
+    sp_problem h = fx_problem(40, 48, 64, 1, SP_BF16);
+    f = model(&t, &h, cpu_cfg(SP_WS, 16, 32, 32, 0, 1, SP_SPLIT_M, 4, 16));
+    CHECK(f.load_elems == B + 2 * A);
+    f = model(&t, &h, cpu_cfg(SP_WS, 16, 48, 32, 0, 1, SP_SPLIT_M, 4, 16));
+    CHECK(f.load_elems == B + A);
 
-    /* Two threads split M: each has Mt = ceil(10 / 2) * 4 = 20 rows, so
-     * nI = 2 (16 + 4), nJ = 2, nP = 2. IS: each thread packs its A share
-     * once and all of B twice; Sigma = A + 2 * 2B, the busiest thread
-     * 20*64 + 2 * 3072. */
+    /* Past the budget (64 x 4096 x 4096: 16 x 16 blocks of 256 x 256, 64 MiB
+     * packed) one block buffer is repacked whenever the block changes: IS
+     * and OS once per row block (nI = 2), WS once. */
+    sp_problem big = fx_problem(64, 4096, 4096, 1, SP_FP32);
+    const double Bb = 4096.0 * 4096;
+    CHECK(model(&t, &big, cpu_cfg(SP_IS, 32, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems ==
+          2 * Bb);
+    CHECK(model(&t, &big, cpu_cfg(SP_OS, 32, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems ==
+          2 * Bb);
+    CHECK(model(&t, &big, cpu_cfg(SP_WS, 32, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems == Bb);
+    /* Half as wide, the packed B is 32 MiB, exactly the budget: every block
+     * is kept, so IS packs B once. */
+    sp_problem fits = fx_problem(64, 2048, 4096, 1, SP_FP32);
+    CHECK(model(&t, &fits, cpu_cfg(SP_IS, 32, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems ==
+          2048.0 * 4096);
+
+    /* Two threads split M: each has Mt = ceil(10 / 2) * 4 = 20 rows and
+     * packs all of B: Sigma = 2B, the busiest thread B. */
     f = model(&t, &p, cpu_cfg(SP_IS, 16, 32, 32, 0, 2, SP_SPLIT_M, 4, 16));
     CHECK(f.grid_m == 2 && f.grid_n == 1);
-    CHECK(f.load_elems == A + 2 * 2 * B);
-    CHECK(f.core_load_elems == 20.0 * 64 + 2 * B);
+    CHECK(f.load_elems == 2 * B);
+    CHECK(f.core_load_elems == B);
     CHECK(f.store_elems == 40.0 * 48 * 2);
-    /* WS split N: Nt = ceil(3 / 2) * 16 = 32, nJ = 1 with n = 32; nI = 3
-     * and nP = 2, so A is re-packed once per j: once. Each thread column
-     * packs all of A: Sigma = B + 2A. */
+    /* Split N: Nt = ceil(3 / 2) * 16 = 32; the threads pack disjoint column
+     * bands of B: Sigma = B, the busiest thread 64 x 32. */
     f = model(&t, &p, cpu_cfg(SP_WS, 16, 32, 32, 0, 2, SP_SPLIT_N, 4, 16));
     CHECK(f.grid_m == 1 && f.grid_n == 2);
-    CHECK(f.load_elems == B + 2 * A);
-    CHECK(f.core_load_elems == A + 64.0 * 32);
+    CHECK(f.load_elems == B);
+    CHECK(f.core_load_elems == 64.0 * 32);
 
     /* Batch scales every volume and the time exactly. */
     sp_problem b3 = fx_problem(40, 48, 64, 3, SP_FP32);
@@ -445,21 +435,28 @@ static void volumes(void)
         CHECK(f.bytes[i] == 0);
 }
 
-/* One micro-kernel call worked by hand: 6x64x16 with a 6x64 tile. Per k
- * step 24 FMAs (12 cycles on 2 units) vs 10 loads (5): compute 16 * 12 =
- * 192; B panel from L2 16*64*4 / 64 = 64; C in and out 2 * 1536 / 64 + 16 =
- * 64; packing reads (96 + 1024) * 4 / 64 = 70 and writes 70. Single-buffered
- * 192 + 64 + 70 + 70 = 396; double-buffered the reads hide under compute. */
+/* One micro-kernel call worked by hand: 6x64x16 with a 6x64 tile on the
+ * AVX-512 fixture. Per k step 24 FMAs (12 cycles on 2 units) vs 6 + 4 loads
+ * (5): compute 16 * 12 = 192, above the L2 stream (16 * (64 + 6) * 4 / 64 =
+ * 70) and A's (96 * 4 / 64 = 6). C in and out: 2 * 1536 / 64 + 16 = 64.
+ * Packing B (1024 elements, in L2): read 4/64 and write 4/64 each, 128.
+ * Total 384. Double buffering adds one cycle per line it prefetches: A's
+ * 96 and B's 1024 elements and C's 384, 4 bytes each: 94 lines. */
 static void cycles(void)
 {
     sp_target t = fx_avx512();
     sp_problem p = fx_problem(6, 64, 16, 1, SP_FP32);
-    CHECK(model(&t, &p, cpu_cfg(SP_OS, 6, 64, 16, 0, 1, SP_SPLIT_M, 6, 64)).est_cycles == 396);
-    CHECK(model(&t, &p, cpu_cfg(SP_OS, 6, 64, 16, 1, 1, SP_SPLIT_M, 6, 64)).est_cycles == 326);
+    CHECK(model(&t, &p, cpu_cfg(SP_OS, 6, 64, 16, 0, 1, SP_SPLIT_M, 6, 64)).est_cycles == 384);
+    CHECK(model(&t, &p, cpu_cfg(SP_OS, 6, 64, 16, 1, 1, SP_SPLIT_M, 6, 64)).est_cycles == 478);
+    /* A last, narrow column tile runs a kernel of its own width: 6x40 is 3
+     * vectors of the 4-vector tile, so the FMAs cost 16 * 6 * 3 / 2 = 144. */
+    sp_problem narrow = fx_problem(6, 40, 16, 1, SP_FP32);
+    sp_figures nf = model(&t, &narrow, cpu_cfg(SP_OS, 6, 64, 16, 0, 1, SP_SPLIT_M, 6, 64));
+    /* 144 + C 64 + packing 640 elements * 8 / 64 = 80 */
+    CHECK(nf.est_cycles == 144 + 64 + 80);
 
     /* Sanity on a larger problem: bigger register tiles are not slower;
-     * nothing beats the FMA peak; double buffering never costs time;
-     * two threads beat one. */
+     * nothing beats the FMA peak; two threads beat one. */
     sp_problem q = fx_problem(384, 384, 384, 1, SP_FP32);
     double peak = 384.0 * 384 * 384 / (16 * 2);
     static const sp_micro tiles[] = {{1, 16}, {2, 16}, {4, 32}, {6, 64}};
@@ -480,19 +477,26 @@ static void cycles(void)
     sp_figures one = model(&t, &q, c);
     c.double_buffer = 1;
     sp_figures db = model(&t, &q, c);
-    CHECK(db.est_cycles <= one.est_cycles);
     CHECK(db.load_elems == one.load_elems);
+    /* B (576 KiB) sits in L2 either way: double buffering only adds its
+     * prefetches, A once per column block (nP > 1), B once, C once. */
+    CHECK(db.est_cycles ==
+          one.est_cycles + (384.0 * 384 * 1 + 384.0 * 384 + 384.0 * 384) * 4 / 64);
     c.double_buffer = 0;
     c.cores = 2;
     sp_figures two = model(&t, &q, c);
     CHECK(two.est_cycles < 0.6 * one.est_cycles);
     CHECK(two.est_cycles >= peak / 2);
-    CHECK(two.core_load_elems < one.core_load_elems);
-    /* A larger problem outside the caches pays memory bandwidth. */
+    CHECK(two.core_load_elems == one.core_load_elems); /* split M: each packs all of B */
+    /* A larger problem outside the caches pays memory bandwidth. IS there
+     * repacks B (64 MiB, past the budget) for each of its 43 row blocks, and
+     * double buffering pays off: that source comes from L2, not memory. */
     sp_problem big = fx_problem(4096, 4096, 4096, 1, SP_FP32);
-    c = cpu_cfg(SP_OS, 96, 512, 256, 0, 1, SP_SPLIT_M, 6, 64);
+    c = cpu_cfg(SP_IS, 96, 512, 256, 0, 1, SP_SPLIT_M, 6, 64);
     double e1 = model(&t, &big, c).est_cycles;
     CHECK(e1 >= 4096.0 * 4096 * 4096 / 32);
+    c.double_buffer = 1;
+    CHECK(model(&t, &big, c).est_cycles < e1);
 }
 
 /* Same config and figures. */
