@@ -7,8 +7,12 @@
 /* The generated host kernel (codegen/host.c) keeps an A micro-panel (mr x kc)
  * in L1 while the B panels of the packed kc x nc block stream from L2; the
  * block the strategy keeps across steps (IS: the A block, OS: the C block)
- * must stay in the core's share of L3. Double buffering prefetches the next
- * block's source beside the current one, so it doubles the L2 and L3 need. */
+ * must stay in the core's share of L3. The A micro-panel may take half of
+ * L1d and the B block half of L2: the A and C streams pass through the other
+ * half, and a block filling L2 measured 4-6% slower (README). Double
+ * buffering prefetches the next block's source beside the current one, so
+ * it doubles the L2 and L3 need. The L1 and L2 needs are returned doubled
+ * (compared with the whole level). */
 int64_t sp_cpu_need(const sp_config *c, int level)
 {
     int64_t f = 4, db = c->double_buffer ? 2 : 1;
@@ -16,7 +20,7 @@ int64_t sp_cpu_need(const sp_config *c, int level)
     case SP_CL1:
         return 2 * (int64_t)c->mr * c->k * f; /* half of L1d: the rest streams B and C */
     case SP_CL2:
-        return (int64_t)c->k * c->n * f * db;
+        return 2 * (int64_t)c->k * c->n * f * db; /* half of L2: the rest streams A and C */
     default:
         if (c->strategy == SP_IS)
             return (int64_t)c->m * c->k * f * db;

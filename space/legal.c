@@ -217,11 +217,13 @@ int sp_explain(const sp_target *t, const sp_problem *p, const sp_config *c, char
              "(%lld of %lld; the rest streams B and C)",
              c->mr, c->k, (long long)sp_cpu_need(c, SP_CL1) / 2,
              (long long)t->cpu.cache[SP_CL1] / 2, (long long)t->cpu.cache[SP_CL1]);
-    if (bad & SP_BAD_CACHE2) {
-        snprintf(tile, sizeof tile, "the packed B block %dx%d fp32", c->k, c->n);
-        buffer_line(out, outlen, &used, "L2", tile, sp_cpu_need(c, SP_CL2), t->cpu.cache[SP_CL2],
-                    db);
-    }
+    if (bad & SP_BAD_CACHE2)
+        line(out, outlen, &used,
+             "L2 overflows: the packed B block %dx%d fp32 (%lld bytes%s) must fit half of L2 "
+             "(%lld of %lld; the rest streams A and C)",
+             c->k, c->n, (long long)sp_cpu_need(c, SP_CL2) / 2,
+             db ? ", double-buffered: two copies" : "", (long long)t->cpu.cache[SP_CL2] / 2,
+             (long long)t->cpu.cache[SP_CL2]);
     if (bad & SP_BAD_CACHE3)
         line(out, outlen, &used,
              "L3 overflows: %s keeps the %s block %dx%d fp32 resident, %lld bytes%s, the L3 "

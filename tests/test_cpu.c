@@ -163,7 +163,7 @@ static void rules(void)
     EXPLAIN(&t, &p, c, 0, "");
 
     /* L1d: 2 * mr * k * 4 <= 49152: 6 x 1024 fits exactly, 6 x 1025 does not. */
-    c = cpu_cfg(SP_OS, 96, 256, 1024, 0, 1, SP_SPLIT_M, 6, 64);
+    c = cpu_cfg(SP_OS, 96, 128, 1024, 0, 1, SP_SPLIT_M, 6, 64);
     EXPLAIN(&t, &p, c, 0, "");
     c.k = 1025;
     EXPLAIN(&t, &p, c, SP_BAD_CACHE1,
@@ -177,21 +177,22 @@ static void rules(void)
             "L1d overflows: the A micro-panel 14x439 fp32 (24584 bytes) must fit half of L1d "
             "(24576 of 49152; the rest streams B and C)\n");
 
-    /* L2: k * n * 4 * (db ? 2 : 1) <= 2 MiB. */
-    c = cpu_cfg(SP_OS, 96, 1024, 512, 0, 1, SP_SPLIT_M, 6, 64);
-    EXPLAIN(&t, &p, c, 0, "");
-    c.k = 513;
-    EXPLAIN(&t, &p, c, SP_BAD_CACHE2,
-            "L2 overflows: the packed B block 513x1024 fp32 needs 2101248 bytes, L2 has 2097152\n");
-    c = cpu_cfg(SP_WS, 96, 1024, 256, 1, 1, SP_SPLIT_M, 6, 64);
+    /* L2: k * n * 4 * (db ? 2 : 1) <= 2 MiB / 2. */
+    c = cpu_cfg(SP_OS, 96, 1024, 256, 0, 1, SP_SPLIT_M, 6, 64);
     EXPLAIN(&t, &p, c, 0, "");
     c.k = 257;
     EXPLAIN(&t, &p, c, SP_BAD_CACHE2,
-            "L2 overflows: the packed B block 257x1024 fp32 needs 2105344 bytes (double-buffered: "
-            "two copies), L2 has 2097152\n");
+            "L2 overflows: the packed B block 257x1024 fp32 (1052672 bytes) must fit half of L2 "
+            "(1048576 of 2097152; the rest streams A and C)\n");
+    c = cpu_cfg(SP_WS, 96, 1024, 128, 1, 1, SP_SPLIT_M, 6, 64);
+    EXPLAIN(&t, &p, c, 0, "");
+    c.k = 129;
+    EXPLAIN(&t, &p, c, SP_BAD_CACHE2,
+            "L2 overflows: the packed B block 129x1024 fp32 (1056768 bytes, double-buffered: two "
+            "copies) must fit half of L2 (1048576 of 2097152; the rest streams A and C)\n");
 
     /* L3, IS: the packed A block m * k * 4 * db within L3 / threads. */
-    c = cpu_cfg(SP_IS, 4096, 512, 1024, 0, 2, SP_SPLIT_M, 6, 64);
+    c = cpu_cfg(SP_IS, 4096, 256, 1024, 0, 2, SP_SPLIT_M, 6, 64);
     EXPLAIN(&t, &p, c, 0, "");
     c.m = 4097;
     EXPLAIN(&t, &p, c, SP_BAD_CACHE3,
@@ -199,26 +200,26 @@ static void rules(void)
             "the L3 share of 2 threads is 16777216\n");
     c.cores = 1; /* one thread has all 32 MiB */
     EXPLAIN(&t, &p, c, 0, "");
-    c = cpu_cfg(SP_IS, 4096, 256, 1024, 1, 1, SP_SPLIT_M, 6, 64);
+    c = cpu_cfg(SP_IS, 4096, 128, 1024, 1, 1, SP_SPLIT_M, 6, 64);
     EXPLAIN(&t, &p, c, 0, "");
     c.m = 4097;
     EXPLAIN(&t, &p, c, SP_BAD_CACHE3,
             "L3 overflows: IS keeps the packed A block 4097x1024 fp32 resident, 33562624 bytes "
             "(double-buffered: two copies), the L3 share of 1 thread is 33554432\n");
     /* OS: the C block m * n * 4 * db. */
-    c = cpu_cfg(SP_OS, 4096, 1024, 256, 0, 2, SP_SPLIT_N, 6, 64);
+    c = cpu_cfg(SP_OS, 4096, 1024, 128, 0, 2, SP_SPLIT_N, 6, 64);
     EXPLAIN(&t, &p, c, 0, "");
     c.n = 1025;
     EXPLAIN(&t, &p, c, SP_BAD_CACHE3,
             "L3 overflows: OS keeps the C block 4096x1025 fp32 resident, 16793600 bytes, the L3 "
             "share of 2 threads is 16777216\n");
     /* WS keeps B, which L2 already holds: no L3 rule however large m is. */
-    c = cpu_cfg(SP_WS, 1000000, 1024, 256, 1, 2, SP_SPLIT_M, 6, 64);
+    c = cpu_cfg(SP_WS, 1000000, 1024, 128, 1, 2, SP_SPLIT_M, 6, 64);
     EXPLAIN(&t, &p, c, 0, "");
     /* No L3 at all: no L3 rule. */
     sp_target nol3 = t;
     nol3.cpu.cache[SP_CL3] = 0;
-    c = cpu_cfg(SP_IS, 100000, 256, 1024, 1, 2, SP_SPLIT_M, 6, 64);
+    c = cpu_cfg(SP_IS, 100000, 128, 1024, 1, 2, SP_SPLIT_M, 6, 64);
     CHECK_INT(sp_check(&nol3, &p, &c), 0);
     CHECK_INT(sp_check(&t, &p, &c), SP_BAD_CACHE3);
     /* An L3 that does not divide evenly: 32 MiB / 3 = 11184810 bytes each. */
@@ -326,8 +327,8 @@ static void rules(void)
             "target 'avx512' (cpu) does not compute fp16\n"
             "L1d overflows: the A micro-panel 6x2048 fp32 (49152 bytes) must fit half of L1d "
             "(24576 of 49152; the rest streams B and C)\n"
-            "L2 overflows: the packed B block 2048x2048 fp32 needs 33554432 bytes "
-            "(double-buffered: two copies), L2 has 2097152\n"
+            "L2 overflows: the packed B block 2048x2048 fp32 (33554432 bytes, double-buffered: "
+            "two copies) must fit half of L2 (1048576 of 2097152; the rest streams A and C)\n"
             "L3 overflows: IS keeps the packed A block 8192x2048 fp32 resident, 134217728 bytes "
             "(double-buffered: two copies), the L3 share of 4 threads is 8388608\n");
     /* NPU-only rules never apply to a CPU: no alignment, no k = K, blocks
@@ -364,7 +365,7 @@ static void volumes(void)
         CHECK(f.load_elems == B);
         CHECK(f.core_load_elems == B);
         CHECK(f.store_elems == 40.0 * 48 * 2); /* C written once per k block */
-        CHECK(f.buffer_use == 2.0 * 4 * 32 * 4 + 32.0 * 32 * 4);
+        CHECK(f.buffer_use == 2.0 * 4 * 32 * 4 + 2.0 * 32 * 32 * 4); /* halves reserved */
         CHECK(f.grid_m == 1 && f.grid_n == 1);
         /* blocks covering the problem (larger ones are clamped) */
         f = model(&t, &p, cpu_cfg(st, 40, 48, 64, 0, 1, SP_SPLIT_M, 4, 16));
