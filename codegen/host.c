@@ -18,7 +18,7 @@ enum {
     CORES_MAX = 1024,
     SYMBOL_MAX = 64,
     UNROLL = 4,         /* k steps per iteration of the micro-kernel loop */
-    EDGE_KERNELS = 8    /* widest tile (in vectors) that gets narrower edge kernels */
+    EDGE_KERNELS = SP_CPU_EDGE_VECTORS /* widest tile (in vectors) with narrower edge kernels */
 };
 
 /* One vector code path of the emitted source. */

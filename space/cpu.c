@@ -93,32 +93,15 @@ static double tiles_of(int64_t dim, int64_t blk, int64_t u)
     return (double)(full * sp_ceil_div(blk, u) + sp_ceil_div(rest, u));
 }
 
-/* Vectors of the micro-kernels that cover `dim` columns cut into blocks of
- * `blk`, tiles of `nr` = nv vectors of w: a narrow last tile of a block runs
- * the kernel of its own width when the tile is at most 8 vectors wide (the
- * generator's edge kernels), else the full one. */
-static double vectors_of(int64_t dim, int64_t blk, int64_t nr, int64_t w)
+/* Vectors of the micro-kernels across `dim` columns in tiles of nr = nv
+ * vectors of w. Blocks are whole tiles, so only the last tile can be narrow:
+ * it runs the kernel of its own width when the tile has narrower kernels
+ * (SP_CPU_EDGE_VECTORS), else the whole one. */
+static double vectors_of(int64_t dim, int64_t nr, int64_t w)
 {
-    int64_t nv = nr / w;
-    double v = 0;
-    for (int part = 0; part < 2; part++) { /* the full blocks, then the rest */
-        int64_t cols = part ? dim % blk : blk, count = part ? (cols > 0) : dim / blk;
-        if (count == 0)
-            continue;
-        int64_t edge = cols % nr;
-        double per = (double)(cols / nr * nv) +
-                     (edge == 0 ? 0.0 : nv <= 8 ? (double)sp_ceil_div(edge, w) : (double)nv);
-        v += per * (double)count;
-    }
-    return v;
-}
-
-/* Rows of A copied per column block and k step: the last, partial micro-panel
- * of each A block (the kernel reads whole panels in place). */
-static double partial_rows_of(int64_t dim, int64_t blk, int64_t mr)
-{
-    int64_t rest = dim % blk;
-    return (double)(dim / blk * (blk % mr) + rest % mr);
+    int64_t nv = nr / w, edge = dim % nr;
+    int64_t last = edge == 0 ? 0 : nv <= SP_CPU_EDGE_VECTORS ? sp_ceil_div(edge, w) : nv;
+    return (double)(dim / nr * nv + last);
 }
 
 /* The model follows codegen/host.c step by step for the busiest thread (its
@@ -164,11 +147,13 @@ void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figure
         b = b_once; /* WS: the B block stays while A streams */
     else
         b = b_once * nI; /* IS, OS: the block changes at every step */
-    double a = widen ? a_once * nJ : partial_rows_of(Mt, mc, mr) * K * nJ;
+    /* fp32: blocks are whole micro-panels but the last, whose Mt % mr rows
+     * are copied at every step */
+    double a = widen ? a_once * nJ : (double)(Mt % mr) * K * nJ;
 
     /* The micro-kernel over every tile, padded rows included. */
     double row_tiles = tiles_of(Mt, mc, mr), col_tiles = tiles_of(Nt, nc, nr);
-    double vecs = vectors_of(Nt, nc, nr, w);
+    double vecs = vectors_of(Nt, nr, w);
     double fmas = (double)mr * vecs / u->fma_units;                /* per row of tiles, k step */
     double loads = ((double)mr * col_tiles + vecs) / u->load_ports; /* broadcasts, B vectors */
     double compute = row_tiles * (double)K * (fmas > loads ? fmas : loads);
@@ -189,14 +174,17 @@ void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figure
     double b_inv = c->double_buffer ? 1.0 / u->bw_l2 : inv_bw_of(t, (double)K * p->N * in, threads);
     double pack = b * (in * b_inv + 4.0 / u->bw_l2) + a * (in + 4.0) / u->bw_l2;
 
-    /* Double buffering: one prefetch per line of each step's new blocks (A
-     * when i or p changes, B's source when it is still to be packed, C when
-     * i or j changes). */
+    /* Double buffering: one prefetch per line of each step's new blocks: A
+     * when (i, p) changes (IS walks j inside it; OS and WS keep it across j
+     * only when it is the one block of their inner loops), B's source when
+     * it is still to be packed, C when (i, j) changes (OS walks p inside it;
+     * IS and WS revisit it per k block unless their inner loop has one). */
     double prefetch = 0;
     if (c->double_buffer) {
-        double a_new = c->strategy == SP_IS || (c->strategy == SP_OS && nP == 1) ? a_once
-                                                                                 : a_once * nJ;
-        double c_new = c->strategy == SP_OS ? (double)Mt * Nt : (double)Mt * Nt * nP;
+        bool a_kept = c->strategy == SP_IS || (nP == 1 && (c->strategy == SP_OS || nI == 1));
+        bool c_kept = c->strategy == SP_OS || (c->strategy == SP_IS ? nJ == 1 : nI == 1);
+        double a_new = a_once * (a_kept ? 1 : (double)nJ);
+        double c_new = (double)Mt * Nt * (c_kept ? 1 : (double)nP);
         prefetch = ((a_new + b) * in + c_new * 4.0) / 64.0;
     }
     double cycles = overlap + c_time + pack + prefetch;

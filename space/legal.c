@@ -140,6 +140,18 @@ static void buffer_line(char *out, size_t outlen, size_t *used, const char *buf,
          (long long)need, db ? " (double-buffered: two copies)" : "", buf, (long long)have);
 }
 
+/* The line of a CPU cache level of which `what` (bytes) may use only half,
+ * the streams named by `rest` passing through the other. */
+static void half_line(char *out, size_t outlen, size_t *used, const char *level,
+                      const char *what, int64_t bytes, int db, int64_t have, const char *rest)
+{
+    line(out, outlen, used,
+         "%s overflows: %s (%lld bytes%s) must fit half of %s (%lld of %lld; the rest streams "
+         "%s)",
+         level, what, (long long)bytes, db ? ", double-buffered: two copies" : "", level,
+         (long long)have / 2, (long long)have, rest);
+}
+
 int sp_explain(const sp_target *t, const sp_problem *p, const sp_config *c, char *out,
                size_t outlen)
 {
@@ -211,19 +223,16 @@ int sp_explain(const sp_target *t, const sp_problem *p, const sp_config *c, char
                  c->mr, c->nr, c->mr * nv, nv, c->mr * nv + nv + 1, t->name, u->vregs);
         }
     }
-    if (bad & SP_BAD_CACHE1)
-        line(out, outlen, &used,
-             "L1d overflows: the A micro-panel %dx%d fp32 (%lld bytes) must fit half of L1d "
-             "(%lld of %lld; the rest streams B and C)",
-             c->mr, c->k, (long long)sp_cpu_need(c, SP_CL1) / 2,
-             (long long)t->cpu.cache[SP_CL1] / 2, (long long)t->cpu.cache[SP_CL1]);
-    if (bad & SP_BAD_CACHE2)
-        line(out, outlen, &used,
-             "L2 overflows: the packed B block %dx%d fp32 (%lld bytes%s) must fit half of L2 "
-             "(%lld of %lld; the rest streams A and C)",
-             c->k, c->n, (long long)sp_cpu_need(c, SP_CL2) / 2,
-             db ? ", double-buffered: two copies" : "", (long long)t->cpu.cache[SP_CL2] / 2,
-             (long long)t->cpu.cache[SP_CL2]);
+    if (bad & SP_BAD_CACHE1) {
+        snprintf(tile, sizeof tile, "the A micro-panel %dx%d fp32", c->mr, c->k);
+        half_line(out, outlen, &used, "L1d", tile, sp_cpu_need(c, SP_CL1) / 2, 0,
+                  t->cpu.cache[SP_CL1], "B and C");
+    }
+    if (bad & SP_BAD_CACHE2) {
+        snprintf(tile, sizeof tile, "the packed B block %dx%d fp32", c->k, c->n);
+        half_line(out, outlen, &used, "L2", tile, sp_cpu_need(c, SP_CL2) / 2, db,
+                  t->cpu.cache[SP_CL2], "A and C");
+    }
     if (bad & SP_BAD_CACHE3)
         line(out, outlen, &used,
              "L3 overflows: %s keeps the %s block %dx%d fp32 resident, %lld bytes%s, the L3 "

@@ -25,6 +25,10 @@ typedef enum { SP_CL1, SP_CL2, SP_CL3, SP_NCACHE } sp_cache;
  * packed once per call) before it falls back to repacking one block. */
 #define SP_CPU_BCACHE_BYTES (32 << 20)
 
+/* The widest micro-tile, in vectors, for which a generated host kernel has
+ * narrower kernels for a last, narrow column tile (wider ones run whole). */
+#define SP_CPU_EDGE_VECTORS 8
+
 /* On-chip buffers of a DaVinci-like core. */
 typedef enum { SP_L1, SP_L0A, SP_L0B, SP_L0C, SP_UB, SP_NBUF } sp_buffer;
 
