@@ -66,7 +66,8 @@ typedef struct {
 void ms_host_detect(ms_hostinfo *h);
 
 /* The machine's roofline, measured once: single-precision FMA peak per core
- * and for all cores, and streaming memory bandwidth. */
+ * (the median of ~1 ms chunks) and for all cores (their total over the wall
+ * time), and streaming memory bandwidth. */
 typedef struct {
     double gflops_core, gflops_all; /* peak fp32 GFLOP/s */
     double gbytes;                  /* memory bandwidth, GB/s */

@@ -9,10 +9,27 @@ set_tests_properties(host_gen PROPERTIES TIMEOUT 300)
 # OpenBLAS is loaded at run time (dlopen) when present; it is not a build dependency.
 add_executable(bench_host_kernel ${CMAKE_CURRENT_LIST_DIR}/bench/bench_host_kernel.c)
 target_include_directories(bench_host_kernel PRIVATE ${CMAKE_CURRENT_LIST_DIR})
-target_link_libraries(bench_host_kernel PRIVATE codegen space OpenMP::OpenMP_C ${CMAKE_DL_LIBS})
+target_link_libraries(bench_host_kernel PRIVATE codegen measure space GSL::gsl ${CMAKE_DL_LIBS})
 # The bench: tune the bench shapes at 1 and 2 threads, then those kernels against OpenBLAS.
 add_test(NAME bench_host_kernel
          COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/bench/host_bench.sh $<TARGET_FILE:npu-tune>
                  $<TARGET_FILE:bench_host_kernel> ${PROJECT_SOURCE_DIR}
                  ${CMAKE_CURRENT_BINARY_DIR}/host-bench)
 set_tests_properties(bench_host_kernel PROPERTIES LABELS bench TIMEOUT 1800)
+
+# How well the host model ranks a random sample of measured configs.
+add_executable(bench_host_model ${CMAKE_CURRENT_LIST_DIR}/bench/bench_host_model.c)
+target_include_directories(bench_host_model PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+target_link_libraries(bench_host_model PRIVATE measure space GSL::gsl)
+add_test(NAME bench_host_model
+         COMMAND sh -c "NPU_TUNE_OUT=\"$1\" \"$2\" --quiet \"$3\" && \"$4\" \"$1/host-sample.csv\""
+                 bench_host_model ${CMAKE_CURRENT_BINARY_DIR}/host-sample $<TARGET_FILE:npu-tune>
+                 ${CMAKE_CURRENT_LIST_DIR}/bench/host_sample.lua $<TARGET_FILE:bench_host_model>)
+set_tests_properties(bench_host_model PROPERTIES LABELS bench TIMEOUT 1800)
+
+# The micro-kernels' ceiling: each register tile in L1 and streaming B from L2.
+add_executable(bench_host_ukr ${CMAKE_CURRENT_LIST_DIR}/bench/bench_host_ukr.c)
+target_include_directories(bench_host_ukr PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+target_link_libraries(bench_host_ukr PRIVATE codegen measure space GSL::gsl ${CMAKE_DL_LIBS})
+add_test(NAME bench_host_ukr COMMAND bench_host_ukr)
+set_tests_properties(bench_host_ukr PROPERTIES LABELS bench TIMEOUT 600)

@@ -12,14 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "codegen.h"
+#include "csv.h"
+#include "measure.h"
 
 typedef void (*kfn)(int, int, int, const float *, int, const float *, int, float *, int);
 
@@ -77,101 +72,14 @@ static double median(double *v, int n)
 
 /* ---- the FMA peak ---- */
 
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-#define X16(op)                                                                                    \
-    op(0) op(1) op(2) op(3) op(4) op(5) op(6) op(7) op(8) op(9) op(10) op(11) op(12) op(13) op(14) \
-        op(15)
-
-/* Seconds for n rounds of 16 independent AVX-512 FMA chains: enough to keep
- * 2 FMA units with a latency of up to 8 cycles busy; register operands only. */
-__attribute__((target("avx512f"))) static double fma512(long n)
-{
-    const __m512 m = _mm512_set1_ps(0.999f), a = _mm512_set1_ps(0.001f);
-#define INIT512(i) __m512 c##i = _mm512_set1_ps(1.0f + 0.01f * (i));
-#define OP512(i) c##i = _mm512_fmadd_ps(c##i, m, a);
-#define SUM512(i) s = _mm512_add_ps(s, c##i);
-    X16(INIT512)
-    double t0 = now();
-    for (long i = 0; i < n; i++) {
-        X16(OP512)
-    }
-    double t = now() - t0;
-    __m512 s = _mm512_setzero_ps();
-    X16(SUM512)
-    volatile float sink = _mm512_reduce_add_ps(s);
-    (void)sink;
-    return t;
-}
-
-/* The same with AVX2 FMA (8 lanes). */
-__attribute__((target("avx2,fma"))) static double fma256(long n)
-{
-    const __m256 m = _mm256_set1_ps(0.999f), a = _mm256_set1_ps(0.001f);
-#define INIT256(i) __m256 c##i = _mm256_set1_ps(1.0f + 0.01f * (i));
-#define OP256(i) c##i = _mm256_fmadd_ps(c##i, m, a);
-#define SUM256(i) s = _mm256_add_ps(s, c##i);
-    X16(INIT256)
-    double t0 = now();
-    for (long i = 0; i < n; i++) {
-        X16(OP256)
-    }
-    double t = now() - t0;
-    __m256 s = _mm256_setzero_ps();
-    X16(SUM256)
-    float out[8];
-    _mm256_storeu_ps(out, s);
-    volatile float sink = out[0];
-    (void)sink;
-    return t;
-}
-
-/* Flops per round and the loop for this CPU (0 flops: no FMA). */
-static double peak_flops(double (**f)(long))
-{
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) {
-        *f = fma512;
-        return 16.0 * 32.0;
-    }
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-        *f = fma256;
-        return 16.0 * 16.0;
-    }
-    *f = NULL;
-    return 0;
-}
-#else
-static double peak_flops(double (**f)(long))
-{
-    *f = NULL;
-    return 0;
-}
-#endif
-
-/* GFLOP/s of `threads` cores running the FMA loop at once (~0.1 s; the
- * median of 10 slices of each thread, summed), 0 if unknown. */
+/* GFLOP/s of the FMA peak at `threads` (1: one core; else all cores), from
+ * the roofline probe the tuner uses (measure/roofline.c); 0 if unknown. */
 static double fma_peak(int threads)
 {
-    double (*f)(long);
-    double per = peak_flops(&f);
-    if (!f)
+    ms_roofline r;
+    if (!ms_host_roofline(&r))
         return 0;
-    double sum = 0;
-    long n = 200000; /* ~10 ms */
-#ifdef _OPENMP
-#pragma omp parallel num_threads(threads) reduction(+ : sum)
-#endif
-    {
-        double g[10];
-        f(n / 4); /* warm up: clocks, power licence */
-        for (int r = 0; r < 10; r++)
-            g[r] = per * (double)n / f(n) * 1e-9;
-        sum += median(g, 10);
-    }
-#ifndef _OPENMP
-    sum *= threads; /* one thread measured */
-#endif
-    return sum;
+    return threads == 1 ? r.gflops_core : r.gflops_all;
 }
 
 /* ---- operands and timing ---- */
@@ -426,110 +334,44 @@ static bool build(const char *dir)
     return system(cmd) == 0;
 }
 
-/* "STRATEGY m n k db cores split MRxNR" into c. */
-static bool parse_config(const char *s, sp_config *c)
+/* One row of a tuning table: its config, at the row's cores, for the bench
+ * shape it is of (if any); *ctx counts the rows used. */
+static bool table_row(void *ctx, const char *const *v, const char *path, int lineno)
 {
-    char st[8], sp[8];
-    int m, n, k, db, cores, mr, nr;
-    if (sscanf(s, "%7s %d %d %d %d %d %7s %dx%d", st, &m, &n, &k, &db, &cores, sp, &mr, &nr) != 9)
+    char spec[256];
+    snprintf(spec, sizeof spec, "%s %s %s %s %s %s %s %s", v[3], v[4], v[5], v[6], v[7], v[8],
+             v[9], v[10]);
+    sp_config c;
+    if (!csv_config(spec, &c)) {
+        fprintf(stderr, "bench_host_kernel: %s:%d: cannot read the config '%s'\n", path, lineno,
+                spec);
         return false;
-    int strategy = sp_strategy_parse(st), split = sp_split_parse(sp);
-    if (strategy < 0 || split < 0 || mr < 1 || mr > 255 || nr < 1 || nr > 255)
-        return false;
-    *c = (sp_config){.m = m, .n = n, .k = k, .cores = cores, .strategy = (uint8_t)strategy,
-                     .double_buffer = (uint8_t)(db != 0), .split = (uint8_t)split,
-                     .mr = (uint8_t)mr, .nr = (uint8_t)nr};
+    }
+    int M = atoi(v[0]), N = atoi(v[1]), K = atoi(v[2]), cores = c.cores;
+    for (int s = 0; s < NSHAPE; s++)
+        if (M == shapes[s][0] && N == shapes[s][1] && K == shapes[s][2] && cores >= 1 &&
+            cores <= NTHR) {
+            table[s][cores - 1] = c;
+            snprintf(origin[s][cores - 1], sizeof origin[s][cores - 1], "table");
+            ++*(int *)ctx;
+        }
     return true;
 }
 
-/* Splits line at commas in place into at most max fields; returns the count. */
-static int split_csv(char *line, char **field, int max)
-{
-    int n = 0;
-    line[strcspn(line, "\r\n")] = 0;
-    for (char *p = line; n < max;) {
-        field[n++] = p;
-        char *comma = strchr(p, ',');
-        if (!comma)
-            break;
-        *comma = 0;
-        p = comma + 1;
-    }
-    return n;
-}
-
-/* Takes the configs of rows of a tuning table (a '#' signature line, then
- * the header, columns found by name) whose M, N, K is a bench shape, at the
- * row's cores. False with a message for an unreadable table. */
+/* Takes the configs of the rows of a tuning table whose M, N, K is a bench
+ * shape, at the row's cores. False with a message for an unreadable table. */
 static bool load_table(const char *path)
 {
     static const char *const need[] = {"M", "N", "K", "strategy", "m", "n", "k",
                                        "double_buffer", "cores", "split", "micro"};
-    enum { NNEED = sizeof need / sizeof need[0], MAXF = 64 };
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "bench_host_kernel: %s: %s\n", path, strerror(errno));
+    int used = 0;
+    if (!csv_read(path, "bench_host_kernel", need, sizeof need / sizeof need[0], table_row,
+                  &used))
         return false;
-    }
-    char line[4096], *field[MAXF];
-    int col[NNEED], lineno = 0, used = 0;
-    bool header = false, ok = true;
-    while (ok && fgets(line, sizeof line, f)) {
-        lineno++;
-        if (line[0] == '#' || line[strspn(line, " \t\r\n")] == 0)
-            continue;
-        int nf = split_csv(line, field, MAXF);
-        if (!header) {
-            for (int i = 0; i < NNEED; i++) {
-                col[i] = -1;
-                for (int j = 0; j < nf; j++)
-                    if (strcmp(field[j], need[i]) == 0)
-                        col[i] = j;
-                if (col[i] < 0) {
-                    fprintf(stderr, "bench_host_kernel: %s: no column '%s' in the header\n", path,
-                            need[i]);
-                    ok = false;
-                }
-            }
-            header = true;
-            continue;
-        }
-        const char *v[NNEED];
-        for (int i = 0; i < NNEED; i++)
-            v[i] = col[i] < nf ? field[col[i]] : NULL;
-        if (!v[NNEED - 1]) {
-            fprintf(stderr, "bench_host_kernel: %s:%d: too few fields\n", path, lineno);
-            ok = false;
-            break;
-        }
-        int M = atoi(v[0]), N = atoi(v[1]), K = atoi(v[2]), cores = atoi(v[8]);
-        char spec[256];
-        snprintf(spec, sizeof spec, "%s %s %s %s %s %s %s %s", v[3], v[4], v[5], v[6], v[7], v[8],
-                 v[9], v[10]);
-        sp_config c;
-        if (!parse_config(spec, &c)) {
-            fprintf(stderr, "bench_host_kernel: %s:%d: cannot read the config '%s'\n", path,
-                    lineno, spec);
-            ok = false;
-            break;
-        }
-        for (int s = 0; s < NSHAPE; s++)
-            if (M == shapes[s][0] && N == shapes[s][1] && K == shapes[s][2] && cores >= 1 &&
-                cores <= NTHR) {
-                table[s][cores - 1] = c;
-                snprintf(origin[s][cores - 1], sizeof origin[s][cores - 1], "table");
-                used++;
-            }
-    }
-    fclose(f);
-    if (ok && !header) {
-        fprintf(stderr, "bench_host_kernel: %s: no header\n", path);
-        ok = false;
-    }
-    if (ok && used == 0)
+    if (used == 0)
         fprintf(stderr, "bench_host_kernel: %s: no row for the bench shapes; fixed configs used\n",
                 path);
-    return ok;
+    return true;
 }
 
 static void usage(void)
@@ -563,7 +405,7 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "--config") == 0 && i + 2 < argc) {
             int t = atoi(argv[++i]) - 1;
             sp_config c;
-            if (t < 0 || t >= NTHR || !parse_config(argv[++i], &c)) {
+            if (t < 0 || t >= NTHR || !csv_config(argv[++i], &c)) {
                 fprintf(stderr, "bench_host_kernel: bad --config\n");
                 return 2;
             }
@@ -653,9 +495,9 @@ int main(int argc, char **argv)
     double pk[NTHR];
     for (int t = 0; t < NTHR; t++)
         pk[t] = median(peak[t], rounds);
-    printf("FMA peak (register operands, median of %d rounds): 1 core %.1f GFLOP/s "
-           "(%.2f GHz x 64 flop/cycle with AVX-512), %d cores %.1f GFLOP/s\n",
-           rounds, pk[0], pk[0] / 64.0, NTHR, pk[NTHR - 1]);
+    printf("FMA peak (measure/roofline.c, median of %d rounds): 1 core %.1f GFLOP/s, %d cores "
+           "%.1f GFLOP/s\n",
+           rounds, pk[0], NTHR, pk[NTHR - 1]);
     if (nblas == 0)
         printf("OpenBLAS (libopenblas.so.0) not found: the tuned kernels alone\n");
     else {
