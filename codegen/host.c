@@ -426,13 +426,18 @@ static const char driver_part[] =
     "    int nc = @_NC < N ? @_NC : (N + @_NR - 1) / @_NR * @_NR;\n"
     "    int kc = @_KC < K ? @_KC : K;\n"
     "    int nI = (M + mc - 1) / mc, nJ = (N + nc - 1) / nc, nP = (K + kc - 1) / kc;\n"
-    "    /* B is packed once: when this thread's whole share fits BCACHE bytes,\n"
-    "     * every block gets its own slot, packed on first use (so IS and OS,\n"
-    "     * which meet a B block again, do not pack it again); else one slot,\n"
-    "     * repacked whenever the block changes. ae: a partial A micro-panel. */\n"
+    "    /* The packed B blocks: one slot, repacked whenever the step's block\n"
+    "     * changes, which in WS order is once per block (it serves every A block\n"
+    "     * in a row), and in IS and OS once per block row of A (nI times). When\n"
+    "     * they meet each block at least VISITS times (and this thread's share\n"
+    "     * fits BCACHE bytes), every block gets its own slot instead, packed on\n"
+    "     * first use: the kept copies leave L2 and come back, which costs more\n"
+    "     * than packing a block a second time into the one slot that stays in\n"
+    "     * L2, but less than a third time. ae: a partial A micro-panel. */\n"
     "    size_t slot = (size_t)kc * (size_t)nc;\n"
     "    long nblk = (long)nP * nJ;\n"
-    "    int cache = (size_t)nblk <= (size_t)@_BCACHE / sizeof(float) / slot;\n"
+    "    int cache = @_REVISITS && nI >= @_VISITS &&\n"
+    "                (size_t)nblk <= (size_t)@_BCACHE / sizeof(float) / slot;\n"
     "    size_t nslot = (size_t)(cache ? nblk : 1);\n"
     "    size_t bbytes = (nslot * slot * sizeof(float) + 63) / 64 * 64;\n"
     "    size_t abytes = ((size_t)@_MR * @_KS * sizeof(float) + 63) / 64 * 64;\n"
@@ -677,10 +682,11 @@ bool cg_host_source(FILE *f, const sp_config *c, sp_dtype dtype, const char *sym
                     : c->split == SP_SPLIT_N ? "split N: bands of columns"
                                              : "split MN: cells of a gm x gn grid");
     putf(&o, " * C = A.B, row-major, any M, N, K; B is packed kc x nc into NR-column panels\n"
-             " * (each block once per thread), A is %s, and a register-blocked\n"
+             " * (per thread: once per block, or in IS and OS order once per block row\n"
+             " * of A when there are fewer than %d), A is %s, and a register-blocked\n"
              " * micro-kernel computes each MR x NR tile of C (edge tiles into a scratch\n"
              " * tile, with a narrower kernel for a last, narrow column panel).\n",
-         bf16 ? "widened by micro-panels" : "read in place");
+         SP_CPU_BCACHE_VISITS, bf16 ? "widened by micro-panels" : "read in place");
     putf(&o, " * Vector code chosen at compile time: %s%sportable GCC vectors.\n",
          nr % 16 == 0 ? "AVX-512, " : "", nr % 8 == 0 ? "AVX2+FMA or " : "");
     if (bf16)
@@ -705,6 +711,10 @@ bool cg_host_source(FILE *f, const sp_config *c, sp_dtype dtype, const char *sym
     putf(&o, "    @_DB = %d, /* double buffering: prefetch the next blocks into L2 */\n",
          c->double_buffer ? 1 : 0);
     putf(&o, "    @_CORES = %d, /* OpenMP threads */\n", cores);
+    putf(&o, "    @_REVISITS = %d, /* the step order meets a B block again (IS, OS) */\n",
+         c->strategy != SP_WS);
+    putf(&o, "    @_VISITS = %d, /* keep the packed B blocks when met this many times */\n",
+         SP_CPU_BCACHE_VISITS);
     put(&o, "    @_BCACHE = NT_HOST_BCACHE /* bytes: keep every packed B block up to this */\n};\n");
 
     /* the vector code paths that suit NR, widest first */

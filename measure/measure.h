@@ -66,8 +66,8 @@ typedef struct {
 void ms_host_detect(ms_hostinfo *h);
 
 /* The machine's roofline, measured once: single-precision FMA peak per core
- * (the median of ~1 ms chunks) and for all cores (their total over the wall
- * time), and streaming memory bandwidth. */
+ * (the median of ~1 ms chunks) and for all cores (the median of ~1 ms
+ * parallel regions), and streaming memory bandwidth. */
 typedef struct {
     double gflops_core, gflops_all; /* peak fp32 GFLOP/s */
     double gbytes;                  /* memory bandwidth, GB/s */
@@ -75,6 +75,12 @@ typedef struct {
 
 /* Measures the roofline (about a second). */
 bool ms_host_roofline(ms_roofline *r);
+
+/* Runs about `flops` single-precision flops of the roofline's FMA loop on
+ * `threads` OpenMP threads and returns the flops done: timed like a kernel of
+ * that many flops, it is the FMA peak over the same wall time (and the same
+ * interruptions) as the kernel's calls. */
+double ms_host_fma(double flops, int threads);
 
 /* One host kernel to measure: C source defining `symbol` (see cg_host_source)
  * and the problem it is timed on. */

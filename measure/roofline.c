@@ -148,27 +148,36 @@ static double peak_one(fma_fn *f, int lanes, long *chunks)
     return gsl_stats_median_from_sorted_data(rate, 1, n) * 1e-9;
 }
 
-/* All cores: every OpenMP thread runs chunks chunks; total flops over the
- * wall time of the parallel region (threads started beforehand). */
+/* All cores: `chunks` parallel regions in which every OpenMP thread runs one
+ * chunk; the median region's rate in GFLOP/s (timed like the kernels, call by
+ * call, so a region an interrupt delays counts as one slow sample). */
 static double peak_all(fma_fn *f, int lanes, long chunks)
 {
+    enum { MAXCHUNKS = 4096 };
+    static double rate[MAXCHUNKS];
     int threads = 1;
 #pragma omp parallel
     {
 #pragma omp single
         threads = omp_get_num_threads();
     }
-    double t0 = now();
+    size_t n = 0;
+    for (long i = 0; i <= chunks && n < MAXCHUNKS; i++) {
+        double t0 = now();
 #pragma omp parallel
-    {
-        float acc = 0;
-        for (long i = 0; i < chunks; i++)
-            acc += f(CHUNK_ROUNDS);
+        {
+            float acc = f(CHUNK_ROUNDS);
 #pragma omp critical
-        sink += acc;
+            sink += acc;
+        }
+        double t = now() - t0;
+        if (i > 0 && t > 0) /* region 0 warms the threads up */
+            rate[n++] = chunk_flops(lanes) * threads / t;
     }
-    double t = now() - t0;
-    return t > 0 ? chunk_flops(lanes) * (double)chunks * threads / t * 1e-9 : 0;
+    if (n == 0)
+        return 0;
+    gsl_sort(rate, 1, n);
+    return gsl_stats_median_from_sorted_data(rate, 1, n) * 1e-9;
 }
 
 /* Triad bandwidth in GB/s (best of TRIAD_PASSES); 0 when memory ran out. */
@@ -213,6 +222,31 @@ static double triad(void)
     free(b);
     free(c);
     return best * 1e-9;
+}
+
+/* See measure.h: `flops` of the widest FMA loop, shared evenly by `threads`
+ * OpenMP threads (the calling thread alone when 1). */
+double ms_host_fma(double flops, int threads)
+{
+    int lanes;
+    fma_fn *f = pick_fma(&lanes);
+    if (threads < 1)
+        threads = 1;
+    double per_round = 12.0 * lanes * 2;
+    long rounds = (long)(flops / per_round / threads + 0.5);
+    if (rounds < 1)
+        rounds = 1;
+    if (threads == 1) {
+        sink = f(rounds);
+    } else {
+#pragma omp parallel num_threads(threads)
+        {
+            float acc = f(rounds);
+#pragma omp critical
+            sink += acc;
+        }
+    }
+    return per_round * (double)rounds * threads;
 }
 
 /* See measure.h: FMA peak with the widest vector FMA the CPU has (AVX-512,

@@ -106,11 +106,14 @@ static double vectors_of(int64_t dim, int64_t nr, int64_t w)
 
 /* The model follows codegen/host.c step by step for the busiest thread (its
  * share Mt x Nt of C in whole micro-tiles, blocks clamped to it):
- *  - B: each kc x nc block packed once per call while the thread's packed B
- *    fits SP_CPU_BCACHE_BYTES, else whenever the step order reaches another
- *    block. Packing is a phase of its own: the source read from the level
- *    that holds B (from L2 when double buffering fetched it during the
- *    previous step) and written at the L2 rate.
+ *  - B: packed whenever the step order reaches another kc x nc block: in WS
+ *    order once per block, in IS and OS order once per block row of A (nI
+ *    times), unless they meet each block SP_CPU_BCACHE_VISITS times or more
+ *    and the thread's packed B fits SP_CPU_BCACHE_BYTES: then every block is
+ *    kept, packed once. Packing is a phase of its own: the source read from
+ *    the level that holds B (from L2 when double buffering fetched it during
+ *    the previous step), written at the L2 rate into the one slot, or at
+ *    the rate of the level that holds them into the kept blocks.
  *  - A: fp32 is read in place (only a last, partial micro-panel of a block is
  *    copied); bf16 is widened micro-panel by micro-panel at every step. Each
  *    step streams its A block, which the hardware prefetchers overlap with
@@ -142,11 +145,11 @@ void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figure
 
     /* Elements copied: B blocks packed, A micro-panels widened or copied. */
     double a_once = (double)Mt * K, b_once = (double)K * Nt, b;
-    bool keep = (double)nP * nJ * (double)kc * nc * 4.0 <= (double)SP_CPU_BCACHE_BYTES;
-    if (keep || c->strategy == SP_WS || (nJ == 1 && nP == 1))
-        b = b_once; /* WS: the B block stays while A streams */
-    else
-        b = b_once * nI; /* IS, OS: the block changes at every step */
+    double kept_bytes = (double)nP * nJ * (double)kc * nc * 4.0;
+    bool revisits = c->strategy != SP_WS && nI > 1 && nJ * nP > 1;
+    bool keep = revisits && nI >= SP_CPU_BCACHE_VISITS && kept_bytes <= SP_CPU_BCACHE_BYTES;
+    /* WS: the B block stays while A streams; IS, OS: it changes at every step */
+    b = revisits && !keep ? b_once * nI : b_once;
     /* fp32: blocks are whole micro-panels but the last, whose Mt % mr rows
      * are copied at every step */
     double a = widen ? a_once * nJ : (double)(Mt % mr) * K * nJ;
@@ -172,7 +175,8 @@ void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figure
 
     /* Packing and copying: a phase of its own. */
     double b_inv = c->double_buffer ? 1.0 / u->bw_l2 : inv_bw_of(t, (double)K * p->N * in, threads);
-    double pack = b * (in * b_inv + 4.0 / u->bw_l2) + a * (in + 4.0) / u->bw_l2;
+    double w_inv = keep ? inv_bw_of(t, kept_bytes, threads) : 1.0 / u->bw_l2;
+    double pack = b * (in * b_inv + 4.0 * w_inv) + a * (in + 4.0) / u->bw_l2;
 
     /* Double buffering: one prefetch per line of each step's new blocks: A
      * when (i, p) changes (IS walks j inside it; OS and WS keep it across j

@@ -25,6 +25,11 @@ typedef enum { SP_CL1, SP_CL2, SP_CL3, SP_NCACHE } sp_cache;
  * packed once per call) before it falls back to repacking one block. */
 #define SP_CPU_BCACHE_BYTES (32 << 20)
 
+/* A generated host kernel keeps its packed B blocks (IS and OS orders) only
+ * when it meets each at least this many times (block rows of A); fewer
+ * visits repack into one slot that stays in L2, which measured faster. */
+#define SP_CPU_BCACHE_VISITS 3
+
 /* The widest micro-tile, in vectors, for which a generated host kernel has
  * narrower kernels for a last, narrow column tile (wider ones run whole). */
 #define SP_CPU_EDGE_VECTORS 8

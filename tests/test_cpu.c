@@ -400,18 +400,28 @@ static void volumes(void)
     CHECK(model(&t, &big, cpu_cfg(SP_OS, 32, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems ==
           2 * Bb);
     CHECK(model(&t, &big, cpu_cfg(SP_WS, 32, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems == Bb);
-    /* Half as wide, the packed B is 32 MiB, exactly the budget: every block
-     * is kept, so IS packs B once. */
+    /* Half as wide, the packed B is 32 MiB, exactly the budget: with nI = 4
+     * row blocks (SP_CPU_BCACHE_VISITS or more) every block is kept, so IS
+     * packs B once; with nI = 2 the one slot is repacked per row block. */
     sp_problem fits = fx_problem(64, 2048, 4096, 1, SP_FP32);
-    CHECK(model(&t, &fits, cpu_cfg(SP_IS, 32, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems ==
+    CHECK(SP_CPU_BCACHE_VISITS > 2 && SP_CPU_BCACHE_VISITS <= 4);
+    CHECK(model(&t, &fits, cpu_cfg(SP_IS, 16, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems ==
           2048.0 * 4096);
+    CHECK(model(&t, &fits, cpu_cfg(SP_OS, 16, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems ==
+          2048.0 * 4096);
+    CHECK(model(&t, &fits, cpu_cfg(SP_IS, 32, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems ==
+          2 * 2048.0 * 4096);
 
     /* Two threads split M: each has Mt = ceil(10 / 2) * 4 = 20 rows and
-     * packs all of B: Sigma = 2B, the busiest thread B. */
-    f = model(&t, &p, cpu_cfg(SP_IS, 16, 32, 32, 0, 2, SP_SPLIT_M, 4, 16));
+     * packs all of B: with mc = 8 (nI = 3 row blocks) once, Sigma = 2B, the
+     * busiest thread B; with mc = 16 (nI = 2) once per row block. */
+    f = model(&t, &p, cpu_cfg(SP_IS, 8, 32, 32, 0, 2, SP_SPLIT_M, 4, 16));
     CHECK(f.grid_m == 2 && f.grid_n == 1);
     CHECK(f.load_elems == 2 * B);
     CHECK(f.core_load_elems == B);
+    CHECK(model(&t, &p, cpu_cfg(SP_IS, 16, 32, 32, 0, 2, SP_SPLIT_M, 4, 16)).core_load_elems ==
+          2 * B);
+    f = model(&t, &p, cpu_cfg(SP_IS, 16, 32, 32, 0, 2, SP_SPLIT_M, 4, 16));
     CHECK(f.store_elems == 40.0 * 48 * 2);
     /* Split N: Nt = ceil(3 / 2) * 16 = 32; the threads pack disjoint column
      * bands of B: Sigma = B, the busiest thread 64 x 32. */
@@ -488,7 +498,9 @@ static void cycles(void)
     sp_figures two = model(&t, &q, c);
     CHECK(two.est_cycles < 0.6 * one.est_cycles);
     CHECK(two.est_cycles >= peak / 2);
-    CHECK(two.core_load_elems == one.core_load_elems); /* split M: each packs all of B */
+    /* split M: each packs all of B, and with 192 rows in nI = 2 row blocks
+     * (fewer than SP_CPU_BCACHE_VISITS) once per row block */
+    CHECK(two.core_load_elems == 2 * one.core_load_elems);
     /* A larger problem outside the caches pays memory bandwidth. IS there
      * repacks B (64 MiB, past the budget) for each of its 43 row blocks, and
      * double buffering pays off: that source comes from L2, not memory. */

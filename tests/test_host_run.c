@@ -238,6 +238,13 @@ int main(void)
     CHECK(r.gflops_core >= 10 && r.gflops_core <= 500);
     CHECK(r.gflops_all >= r.gflops_core * 0.7);
     CHECK(r.gbytes > 0.5 && r.gbytes < 5000);
+    /* The FMA loop for a given work: rounds of 12 vectors of at most 16
+     * lanes (384 flops), split evenly over the threads. */
+    for (int threads = 1; threads <= 2; threads++) {
+        double done = ms_host_fma(1e6, threads);
+        CHECK(done > 1e6 - 384.0 * threads && done < 1e6 + 384.0 * threads);
+        CHECK(ms_host_fma(1, threads) > 0); /* at least one round each */
+    }
 
     /* A mixed batch of ten: two translation units, one bad kernel in each. */
     sp_problem square = {.name = "square", .M = 96, .N = 80, .K = 72, .batch = 1};

@@ -131,6 +131,15 @@ static void call_kernel(const void *ctx, const problem *p)
     f(p->M, p->N, p->K, p->A, p->K, p->B, p->N, p->C, p->N);
 }
 
+/* The FMA loop of the roofline for as many flops as the problem's GEMM, on
+ * the threads in ctx: timed by sample() like a kernel, it is the peak over
+ * calls of the same length (which long calls on a shared or virtual machine
+ * do not reach: interrupts and the hypervisor take their share). */
+static void call_fma(const void *ctx, const problem *p)
+{
+    ms_host_fma(2.0 * p->M * p->N * (double)p->K, *(const int *)ctx);
+}
+
 /* OpenBLAS cblas_sgemm, resolved with dlopen. */
 typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *, int, const float *,
                          int, float, float *, int);
@@ -146,7 +155,7 @@ static void call_blas(const void *ctx, const problem *p)
  * effect when the library loads and no contender's idle threads run during
  * another's sample. The parent sends a request (what, shape, threads) and
  * reads back one double (GFLOP/s, < 0: unavailable). */
-enum { REQ_QUIT, REQ_PEAK, REQ_RUN };
+enum { REQ_QUIT, REQ_PEAK, REQ_FMA, REQ_RUN };
 typedef struct {
     int what, shape, threads;
 } request;
@@ -222,6 +231,8 @@ static void serve(const char *so, int in, int out)
         double g = -1;
         if (q.what == REQ_PEAK) {
             g = fma_peak(q.threads);
+        } else if (q.what == REQ_FMA && q.shape >= 0 && q.shape < NSHAPE && q.threads >= 1) {
+            g = sample(call_fma, &q.threads, &probs[q.shape]);
         } else if (q.shape >= 0 && q.shape < NSHAPE && q.threads >= 1 && q.threads <= NTHR) {
             if (so && kernels[q.shape][q.threads - 1])
                 g = sample(call_kernel, &kernels[q.shape][q.threads - 1], &probs[q.shape]);
@@ -463,9 +474,11 @@ int main(int argc, char **argv)
             blas[nblas++] = w;
     }
 
-    /* round-robin: in each round the peak and every contender on every
-     * (threads, shape) cell get one sample, in turn */
+    /* round-robin: in each round the peak and, on every (threads, shape)
+     * cell, the FMA loop of the same flops and every contender get one
+     * sample, in turn */
     static double peak[NTHR][MAXROUNDS], kern[NSHAPE][NTHR][MAXROUNDS];
+    static double fma[NSHAPE][NTHR][MAXROUNDS];
     static double lib[NCORE][NSHAPE][NTHR][MAXROUNDS];
     struct timespec pause = {(time_t)gap, (long)((gap - (double)(time_t)gap) * 1e9)};
     double start = now();
@@ -475,6 +488,8 @@ int main(int argc, char **argv)
             peak[t][r] = ask(&tuned, REQ_PEAK, 0, t + 1);
             nanosleep(&pause, NULL);
             for (int s = 0; s < NSHAPE; s++) {
+                fma[s][t][r] = ask(&tuned, REQ_FMA, s, t + 1);
+                nanosleep(&pause, NULL);
                 kern[s][t][r] = ask(&tuned, REQ_RUN, s, t + 1);
                 nanosleep(&pause, NULL);
                 for (int c = 0; c < nblas; c++) {
@@ -507,14 +522,17 @@ int main(int argc, char **argv)
         printf("\n");
     }
     printf("GFLOP/s: median of %d round-robin samples (each the median call of >= 0.1 s); "
-           "peak fraction per core at 1 thread, of all %d cores at %d\n\n",
+           "peak: the roofline's (per core at 1 thread, of all %d cores at %d); FMA loop: "
+           "the roofline's loop for the GEMM's flops on the same threads, timed like the "
+           "kernels in the same rounds\n\n",
            rounds, NTHR, NTHR);
-    printf("| shape (MxNxK) | threads | tuned GFLOP/s | tuned / peak | OpenBLAS default | "
-           "best OpenBLAS (core) | best OpenBLAS / peak | tuned / best OpenBLAS | config |\n");
-    printf("|---|---|---|---|---|---|---|---|---|\n");
+    printf("| shape (MxNxK) | threads | tuned GFLOP/s | tuned / peak | FMA loop GFLOP/s | "
+           "tuned / FMA loop | OpenBLAS default | best OpenBLAS (core) | best OpenBLAS / FMA loop | "
+           "tuned / best OpenBLAS | config |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int s = 0; s < NSHAPE; s++)
         for (int t = 0; t < NTHR; t++) {
-            double g = median(kern[s][t], rounds), b[NCORE];
+            double g = median(kern[s][t], rounds), f = median(fma[s][t], rounds), b[NCORE];
             int best = 0;
             for (int c = 0; c < nblas; c++) {
                 b[c] = median(lib[c][s][t], rounds);
@@ -522,11 +540,11 @@ int main(int argc, char **argv)
                     best = c;
             }
             const sp_config *c = &table[s][t];
-            printf("| %dx%dx%d | %d | %.1f | %.2f | ", shapes[s][0], shapes[s][1], shapes[s][2],
-                   t + 1, g, pk[t] > 0 ? g / pk[t] : 0.0);
+            printf("| %dx%dx%d | %d | %.1f | %.2f | %.1f | %.2f | ", shapes[s][0], shapes[s][1],
+                   shapes[s][2], t + 1, g, pk[t] > 0 ? g / pk[t] : 0.0, f, f > 0 ? g / f : 0.0);
             if (nblas)
                 printf("%.1f | %.1f (%s) | %.2f | %.2f | ", b[0], b[best], blas[best].name,
-                       pk[t] > 0 ? b[best] / pk[t] : 0.0, b[best] > 0 ? g / b[best] : 0.0);
+                       f > 0 ? b[best] / f : 0.0, b[best] > 0 ? g / b[best] : 0.0);
             else
                 printf("- | - | - | - | ");
             printf("%s %dx%dx%d db%d cores%d %s %dx%d (%s) |\n", sp_strategy_name(c->strategy),

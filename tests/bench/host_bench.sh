@@ -13,6 +13,10 @@ mkdir -p "$out"
 tables=()
 for cores in 1 2; do
     start=$(date +%s)
+    # a fresh journal: one left by an earlier build would resume with the
+    # measurements of that build's kernels
+    rm -rf "$out/host-bench-$cores.csv" "$out/host-bench-$cores.csv.sig" \
+        "$out/host-bench-$cores.csv.kernels"
     NPU_TUNE_CORES=$cores NPU_TUNE_OUT=$out "$tune" --quiet "$src/tests/bench/host_bench.lua"
     echo "host_bench.sh: tuning at $cores thread(s) took $(( $(date +%s) - start )) s" >&2
     tables+=(--table "$out/host-bench-$cores-table.csv")
