@@ -122,12 +122,22 @@ static volatile float sink; /* keeps the loops' results alive */
 /* Flops of one chunk: rounds x 12 chains x lanes x 2. */
 static double chunk_flops(int lanes) { return (double)CHUNK_ROUNDS * 12 * lanes * 2; }
 
+enum { MAXCHUNKS = 4096 }; /* timed chunks kept per measurement */
+
+/* The median of n rates in flop/s (sorted in place), in GFLOP/s; 0 if n = 0. */
+static double median_gflops(double *rate, size_t n)
+{
+    if (n == 0)
+        return 0;
+    gsl_sort(rate, 1, n);
+    return gsl_stats_median_from_sorted_data(rate, 1, n) * 1e-9;
+}
+
 /* One core: chunks for FMA_SECONDS; the median chunk's rate in GFLOP/s (the
  * kernels are timed by medians too: the best chunk catches clock peaks the
  * kernels do not sustain). *chunks gets how many chunks fit in FMA_SECONDS. */
 static double peak_one(fma_fn *f, int lanes, long *chunks)
 {
-    enum { MAXCHUNKS = 4096 };
     static double rate[MAXCHUNKS];
     double start = now(), t = start;
     long count = 0;
@@ -142,10 +152,7 @@ static double peak_one(fma_fn *f, int lanes, long *chunks)
             rate[n++] = chunk_flops(lanes) / (t - t0);
     }
     *chunks = count;
-    if (n == 0)
-        return 0;
-    gsl_sort(rate, 1, n);
-    return gsl_stats_median_from_sorted_data(rate, 1, n) * 1e-9;
+    return median_gflops(rate, n);
 }
 
 /* All cores: `chunks` parallel regions in which every OpenMP thread runs one
@@ -153,7 +160,6 @@ static double peak_one(fma_fn *f, int lanes, long *chunks)
  * call, so a region an interrupt delays counts as one slow sample). */
 static double peak_all(fma_fn *f, int lanes, long chunks)
 {
-    enum { MAXCHUNKS = 4096 };
     static double rate[MAXCHUNKS];
     int threads = 1;
 #pragma omp parallel
@@ -174,10 +180,7 @@ static double peak_all(fma_fn *f, int lanes, long chunks)
         if (i > 0 && t > 0) /* region 0 warms the threads up */
             rate[n++] = chunk_flops(lanes) * threads / t;
     }
-    if (n == 0)
-        return 0;
-    gsl_sort(rate, 1, n);
-    return gsl_stats_median_from_sorted_data(rate, 1, n) * 1e-9;
+    return median_gflops(rate, n);
 }
 
 /* Triad bandwidth in GB/s (best of TRIAD_PASSES); 0 when memory ran out. */
