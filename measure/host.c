@@ -1,16 +1,13 @@
-/* host.c — the host CPU harness: compiles generated C kernels into shared
- * objects (batched, in parallel), then verifies and times each one in isolation. */
-#define _GNU_SOURCE /* pipe2, SOCK_CLOEXEC (POSIX.1-2024) */
+/* host.c — the host CPU harness: verifies and times compiled kernels, each in
+ * its own runner, or a few finalists side by side in one. */
+#define _GNU_SOURCE /* strsignal, strdup */
 #include <errno.h>
 #include <fcntl.h>
-#include <gsl/gsl_sort.h>
-#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,17 +15,15 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 
 #include "host_internal.h"
 #include "measure.h"
 
 extern char **environ;
-
-/* Compilation: jobs per translation unit, and how long one compiler run may take. */
-enum { TU_JOBS = 8 };
-#define COMPILE_TIMEOUT 300.0
 
 /* Timing policy (see ms_host_run): warm-up until WARMUP_RUNS runs or
  * WARMUP_SECONDS of kernel time; then samples until the 95% confidence
@@ -40,21 +35,11 @@ enum { WARMUP_RUNS = 3, MIN_SAMPLES = 5, MAX_SAMPLES = 200 };
 #define MAX_KERNEL_SECONDS 2.0
 #define CI_TARGET 0.02
 
-/* Numbers work files: unique within the process (with the pid, across processes). */
-static atomic_uint_fast64_t counter;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
+/* The final (ms_host_final): FINAL_WARMUP untimed rounds, then rounds until
+ * FINAL_MIN_ROUNDS and FINAL_SECONDS of kernel time over all finalists, or
+ * MAX_SAMPLES rounds, or half the time allowed. */
+enum { FINAL_WARMUP = 2, FINAL_MIN_ROUNDS = 15 };
+#define FINAL_SECONDS 1.0
 
 static void set_detail(ms_measurement *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -117,295 +102,6 @@ static bool make_dirs(const char *dir, char *err, size_t errlen)
 
 /* ---- child processes ---- */
 
-/* Spawn attributes shared by every child: its own process group (so a
- * timeout kills everything it started), default signals, nothing blocked. */
-static void child_attr(posix_spawnattr_t *at)
-{
-    sigset_t none, all;
-    sigemptyset(&none);
-    sigfillset(&all);
-    posix_spawnattr_init(at);
-    posix_spawnattr_setsigmask(at, &none);
-    posix_spawnattr_setsigdefault(at, &all);
-    posix_spawnattr_setpgroup(at, 0);
-    posix_spawnattr_setflags(at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                     POSIX_SPAWN_SETSIGDEF);
-}
-
-/* Reaps child pid once it has exited, first killing whatever it left in its
- * process group (the leader stays a zombie until then, so the group id
- * cannot be reused). Waits until deadline; false (nothing reaped) if the
- * child is still running then. */
-static bool reap_by(pid_t pid, double deadline, int *status)
-{
-    for (int tick = 1;; tick = tick < 32 ? tick * 2 : tick) {
-        siginfo_t si;
-        memset(&si, 0, sizeof si);
-        int rc = waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT);
-        if ((rc == 0 && si.si_pid == pid) || (rc < 0 && errno == ECHILD))
-            break;
-        if (now() >= deadline)
-            return false;
-        sleep_ms(tick);
-    }
-    kill(-pid, SIGKILL);
-    while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-        ;
-    return true;
-}
-
-/* Kills child pid's whole process group and reaps it. */
-static void kill_and_reap(pid_t pid)
-{
-    kill(-pid, SIGKILL);
-    int status;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-}
-
-/* ---- compiling ---- */
-
-/* The compiler command: $CC split at blanks (e.g. "ccache gcc"), else cc. */
-typedef struct {
-    char *text;
-    char *argv[16];
-    int argc;
-} compiler;
-
-static bool compiler_init(compiler *c)
-{
-    const char *cc = getenv("CC");
-    c->text = strdup(cc && strspn(cc, " \t") < strlen(cc) ? cc : "cc");
-    if (!c->text)
-        return false;
-    c->argc = 0;
-    for (char *s = c->text; *s && c->argc < 15;) {
-        s += strspn(s, " \t");
-        if (!*s)
-            break;
-        c->argv[c->argc++] = s;
-        s += strcspn(s, " \t");
-        if (*s)
-            *s++ = '\0';
-    }
-    return true;
-}
-
-/* One compiler run: a translation unit of jobs[first..first+count) (the
- * runner program when runner is set) into a shared object (or executable). */
-typedef struct {
-    size_t first, count;
-    bool runner;
-    char src[4096], out[4096];
-    pid_t pid;
-    int errfd; /* the compiler's stderr while it runs, else -1 */
-    double deadline;
-    char log[4096]; /* the head of its stderr */
-    size_t loglen;
-    int spawn_error;
-    bool timed_out, ok;
-} unit;
-
-/* Writes text (n pieces) to a new file path; false with errno set. */
-static bool write_file(const char *path, const char *const *text, size_t n)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        int e = errno;
-        if (fd >= 0)
-            close(fd);
-        errno = e;
-        return false;
-    }
-    bool ok = true;
-    for (size_t i = 0; i < n && ok; i++)
-        ok = fputs(text[i], f) >= 0 && fputc('\n', f) != EOF;
-    int e = errno;
-    if (fclose(f) && ok) {
-        ok = false;
-        e = errno;
-    }
-    errno = e;
-    return ok;
-}
-
-/* Names u's files in workdir (unique) and writes its source; false with the
- * reason in u->log. */
-static bool unit_prepare(unit *u, const char *workdir, const ms_host_job *jobs)
-{
-    unsigned long long id = (unsigned long long)atomic_fetch_add(&counter, 1);
-    const char *kind = u->runner ? "runner" : u->count == 1 ? "job" : "tu";
-    snprintf(u->src, sizeof u->src, "%s/nt_host_%ld_%llu_%s.c", workdir, (long)getpid(), id, kind);
-    snprintf(u->out, sizeof u->out, "%s/nt_host_%ld_%llu_%s%s", workdir, (long)getpid(), id, kind,
-             u->runner ? "" : ".so");
-    bool ok;
-    if (u->runner) {
-        const char *text[] = {host_runner_source};
-        ok = write_file(u->src, text, 1);
-    } else {
-        const char **text = malloc(u->count * sizeof *text);
-        if (!text) {
-            errno = ENOMEM;
-            ok = false;
-        } else {
-            for (size_t i = 0; i < u->count; i++)
-                text[i] = jobs[u->first + i].source;
-            ok = write_file(u->src, text, u->count);
-            free(text);
-        }
-    }
-    if (!ok)
-        u->loglen = (size_t)snprintf(u->log, sizeof u->log, "cannot write '%s': %s", u->src,
-                                     strerror(errno));
-    return ok;
-}
-
-/* Starts the compiler on u (stderr captured, stdin and stdout /dev/null). */
-static void unit_start(unit *u, const compiler *cc)
-{
-    u->errfd = -1;
-    const char *tail_kernel[] = {"-O3", "-march=native", "-fopenmp", "-shared", "-fPIC",
-                                 "-Wl,-z,defs", "-o", u->out, u->src, "-lm", NULL};
-    const char *tail_runner[] = {"-O3", "-march=native", "-o", u->out, u->src, "-ldl", "-lm", NULL};
-    const char *const *tail = u->runner ? tail_runner : tail_kernel;
-    char *argv[32];
-    int argc = 0;
-    for (int i = 0; i < cc->argc; i++)
-        argv[argc++] = cc->argv[i];
-    for (int i = 0; tail[i]; i++)
-        argv[argc++] = (char *)tail[i];
-    argv[argc] = NULL;
-    int p[2];
-    if (pipe2(p, O_CLOEXEC)) {
-        u->spawn_error = errno;
-        return;
-    }
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t at;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, p[1], 2);
-    child_attr(&at);
-    int rc = posix_spawnp(&u->pid, argv[0], &fa, &at, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&at);
-    close(p[1]);
-    if (rc) {
-        u->spawn_error = rc;
-        close(p[0]);
-        return;
-    }
-    u->errfd = p[0];
-    u->deadline = now() + COMPILE_TIMEOUT;
-}
-
-/* Reads what u's compiler wrote to stderr (keeping the head); at end of
- * file reaps the compiler and records whether it succeeded. */
-static void unit_drain(unit *u)
-{
-    char chunk[4096];
-    ssize_t n = read(u->errfd, chunk, sizeof chunk);
-    if (n < 0 && (errno == EINTR || errno == EAGAIN))
-        return;
-    if (n > 0) {
-        size_t room = sizeof u->log - 1 - u->loglen, k = (size_t)n < room ? (size_t)n : room;
-        memcpy(u->log + u->loglen, chunk, k);
-        u->loglen += k;
-        u->log[u->loglen] = '\0';
-        return;
-    }
-    close(u->errfd);
-    u->errfd = -1;
-    int status = 0;
-    if (!reap_by(u->pid, u->timed_out ? now() + 5 : u->deadline, &status)) {
-        u->timed_out = true;
-        kill_and_reap(u->pid);
-        return;
-    }
-    u->ok = !u->timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
-/* Compiles units u[0..n), at most par (<= MAX_PAR) at a time. */
-enum { MAX_PAR = 64 };
-
-static void compile_all(unit **u, size_t n, const compiler *cc, size_t par)
-{
-    struct pollfd fds[MAX_PAR];
-    unit *live[MAX_PAR];
-    size_t next = 0;
-    size_t running = 0;
-    while (next < n || running > 0) {
-        while (running < par && next < n) {
-            unit_start(u[next], cc);
-            if (u[next]->errfd >= 0)
-                live[running++] = u[next];
-            next++;
-        }
-        if (running == 0)
-            continue;
-        double t = now(), first = live[0]->deadline;
-        for (size_t i = 0; i < running; i++) {
-            fds[i] = (struct pollfd){live[i]->errfd, POLLIN, 0};
-            if (live[i]->deadline < first)
-                first = live[i]->deadline;
-        }
-        int wait = (int)((first - t) * 1000) + 1;
-        int ready = poll(fds, running, wait < 1 ? 1 : wait > 1000 ? 1000 : wait);
-        for (size_t i = 0; ready > 0 && i < running; i++)
-            if (fds[i].revents)
-                unit_drain(live[i]);
-        t = now();
-        for (size_t i = 0; i < running; i++)
-            if (live[i]->errfd >= 0 && t >= live[i]->deadline && !live[i]->timed_out) {
-                live[i]->timed_out = true;
-                kill(-live[i]->pid, SIGKILL);
-            }
-        size_t kept = 0;
-        for (size_t i = 0; i < running; i++)
-            if (live[i]->errfd >= 0)
-                live[kept++] = live[i];
-        running = kept;
-    }
-}
-
-/* Why u failed, in one line: the compiler's first line with "error:" or
- * "undefined reference" (a leading workdir/ cut), else its first line. */
-static void unit_why(const unit *u, const char *workdir, const char *cc, char *out, size_t len)
-{
-    if (u->spawn_error) {
-        snprintf(out, len, "cannot run the compiler '%s': %s", cc, strerror(u->spawn_error));
-        return;
-    }
-    if (u->timed_out) {
-        snprintf(out, len, "the compiler timed out after %g s", COMPILE_TIMEOUT);
-        return;
-    }
-    const char *pick = NULL, *first = NULL;
-    for (const char *s = u->log; *s && !pick;) {
-        size_t n = strcspn(s, "\n");
-        bool blank = strspn(s, " \t") >= n;
-        if (!blank && !first)
-            first = s;
-        const char *e = strstr(s, "error:"), *undef = strstr(s, "undefined reference");
-        if (!blank && ((e && e < s + n) || (undef && undef < s + n)))
-            pick = s;
-        s += n + (s[n] == '\n');
-    }
-    if (!pick)
-        pick = first;
-    if (!pick) {
-        snprintf(out, len, "the compiler failed without a message");
-        return;
-    }
-    size_t wl = strlen(workdir);
-    if (strncmp(pick, workdir, wl) == 0 && pick[wl] == '/')
-        pick += wl + 1;
-    int n = (int)strcspn(pick, "\n");
-    snprintf(out, len, "%.*s", n, pick);
-}
-
 /* ---- running one kernel ---- */
 
 /* Lines from the runner's socket. */
@@ -430,7 +126,7 @@ static int read_line(line_reader *r, double deadline, char *line, size_t len)
         }
         if (r->len == sizeof r->buf) /* an overlong line: drop it */
             r->len = 0;
-        double left = deadline - now();
+        double left = deadline - ms_now();
         if (left <= 0)
             return -1;
         struct pollfd p = {r->fd, POLLIN, 0};
@@ -485,11 +181,11 @@ static double summarise(const double *s, int n, double *scratch, double *in, ms_
     return part.mean > 0 ? (part.ci_hi - part.ci_lo) / 2 / part.mean : HUGE_VAL;
 }
 
-/* Asks the runner for one timed run: its seconds into *t. 1, 0 (runner
- * gone or said something else; line holds it) or -1 (deadline). */
-static int one_run(line_reader *r, double deadline, double *t, char *line, size_t len)
+/* Asks the runner for one timed call of its kernel k: its seconds into *t.
+ * 1, 0 (runner gone or said something else; line holds it) or -1 (deadline). */
+static int one_run(line_reader *r, int k, double deadline, double *t, char *line, size_t len)
 {
-    char cmd = 'r';
+    unsigned char cmd = (unsigned char)k;
     while (send(r->fd, &cmd, 1, MSG_NOSIGNAL) < 0)
         if (errno != EINTR)
             return 0;
@@ -503,43 +199,64 @@ static int one_run(line_reader *r, double deadline, double *t, char *line, size_
     return end != line + 2 && *t >= 0 ? 1 : 0;
 }
 
-/* Runs job j (compiled into so) in a fresh runner: verifies, then times it. */
-static void run_job(const char *runner, const char *so, const ms_host_job *j, double timeout,
-                    double *samples, double *scratch, double *in, ms_measurement *m)
+/* Starts the runner on kernels so[0..k) (symbols sym[0..k), k <= 64) for
+ * problem p: true with its pid and the parent's end of its socket in *fd;
+ * false with the reason in why. */
+static bool runner_start(const char *runner, const char *const *so, const char *const *sym,
+                         size_t k, const sp_problem *p, pid_t *pid, int *fd, char *why, size_t len)
 {
-    m->status = MS_CRASH;
-    const sp_problem *p = j->problem;
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
-        set_detail(m, "cannot make a socket for the runner: %s", strerror(errno));
-        return;
+        snprintf(why, len, "cannot make a socket for the runner: %s", strerror(errno));
+        return false;
     }
     char dims[4][24];
     snprintf(dims[0], sizeof dims[0], "%lld", (long long)p->M);
     snprintf(dims[1], sizeof dims[1], "%lld", (long long)p->N);
     snprintf(dims[2], sizeof dims[2], "%lld", (long long)p->K);
     snprintf(dims[3], sizeof dims[3], "%lld", (long long)(p->batch > 0 ? p->batch : 1));
-    char *argv[] = {(char *)runner, (char *)so, (char *)j->symbol, dims[0], dims[1], dims[2],
-                    dims[3], (char *)(p->dtype == SP_BF16 ? "bf16" : "fp32"), NULL};
+    char *argv[6 + 2 * 64 + 1];
+    int argc = 0;
+    argv[argc++] = (char *)runner;
+    for (int d = 0; d < 4; d++)
+        argv[argc++] = dims[d];
+    argv[argc++] = (char *)(p->dtype == SP_BF16 ? "bf16" : "fp32");
+    for (size_t i = 0; i < k && i < 64; i++) {
+        argv[argc++] = (char *)so[i];
+        argv[argc++] = (char *)sym[i];
+    }
+    argv[argc] = NULL;
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t at;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, sv[1], 0);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    child_attr(&at);
-    pid_t pid;
-    double start = now(), deadline = start + timeout;
-    int rc = posix_spawn(&pid, runner, &fa, &at, argv, environ);
+    ms_child_attr(&at);
+    int rc = posix_spawn(pid, runner, &fa, &at, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&at);
     close(sv[1]);
     if (rc) {
         close(sv[0]);
-        set_detail(m, "cannot run the runner '%s': %s", runner, strerror(rc));
-        return;
+        snprintf(why, len, "cannot run the runner '%s': %s", runner, strerror(rc));
+        return false;
     }
-    line_reader r = {.fd = sv[0]};
+    *fd = sv[0];
+    return true;
+}
+
+/* Runs job j (compiled into so) in a fresh runner: verifies, then times it. */
+static void run_job(const char *runner, const char *so, const ms_host_job *j, double timeout,
+                    double *samples, double *scratch, double *in, ms_measurement *m)
+{
+    m->status = MS_CRASH;
+    pid_t pid;
+    line_reader r = {.fd = -1};
+    double start = ms_now(), deadline = start + timeout;
+    if (!runner_start(runner, &so, &j->symbol, 1, j->problem, &pid, &r.fd, m->detail,
+                      sizeof m->detail))
+        return;
     char line[512];
     const char *phase = "verifying";
     int got = read_line(&r, deadline, line, sizeof line), n = 0;
@@ -555,19 +272,19 @@ static void run_job(const char *runner, const char *so, const ms_host_job *j, do
     } else if (got == 1 && line[0] == 'V') {
         phase = "warming up";
         double t = 0, warm = 0, budget = start + timeout / 2;
-        for (int w = 0; got == 1 && w < WARMUP_RUNS && warm < WARMUP_SECONDS && now() < budget; w++)
-            if ((got = one_run(&r, deadline, &t, line, sizeof line)) == 1)
+        for (int w = 0; got == 1 && w < WARMUP_RUNS && warm < WARMUP_SECONDS && ms_now() < budget; w++)
+            if ((got = one_run(&r, 0, deadline, &t, line, sizeof line)) == 1)
                 warm += t;
         phase = "timing";
         double kernel = 0, rel = 0;
         int outliers = 0;
         const char *cap = NULL;
         while (got == 1) {
-            if ((got = one_run(&r, deadline, &t, line, sizeof line)) != 1)
+            if ((got = one_run(&r, 0, deadline, &t, line, sizeof line)) != 1)
                 break;
             samples[n++] = t;
             kernel += t;
-            if (n < MIN_SAMPLES && now() < budget)
+            if (n < MIN_SAMPLES && ms_now() < budget)
                 continue;
             rel = summarise(samples, n, scratch, in, m, &outliers);
             if (rel <= CI_TARGET && n >= MIN_SAMPLES)
@@ -576,7 +293,7 @@ static void run_job(const char *runner, const char *so, const ms_host_job *j, do
                 cap = "the sample cap";
             else if (kernel >= MAX_KERNEL_SECONDS && n >= MIN_SAMPLES)
                 cap = "the kernel-time cap";
-            else if (now() >= budget)
+            else if (ms_now() >= budget)
                 cap = "half the timeout";
             if (cap)
                 break;
@@ -592,12 +309,12 @@ static void run_job(const char *runner, const char *so, const ms_host_job *j, do
     }
     if (done) {
         char q = 'q';
-        send(sv[0], &q, 1, MSG_NOSIGNAL);
+        send(r.fd, &q, 1, MSG_NOSIGNAL);
     }
-    close(sv[0]);
+    close(r.fd);
     int status = 0;
-    if (got == -1 || !reap_by(pid, done ? now() + 5 : deadline, &status)) {
-        kill_and_reap(pid);
+    if (got == -1 || !ms_reap_by(pid, done ? ms_now() + 5 : deadline, &status)) {
+        ms_kill_and_reap(pid);
         if (!done || got == -1) {
             m->status = MS_TIMEOUT;
             if (n)
@@ -622,6 +339,36 @@ static void run_job(const char *runner, const char *so, const ms_host_job *j, do
                    phase);
 }
 
+/* What ms_host_run and ms_host_final do first: out[0..n) reset (status
+ * crash), the work directory made, nsamples doubles for *samples and the
+ * jobs compiled into *b. False with err set; true with *b NULL when n is 0. */
+static bool begin(const ms_host_job *jobs, size_t n, const char *workdir, size_t nsamples,
+                  ms_measurement *out, double **samples, ms_build **b, char *err, size_t errlen)
+{
+    *samples = NULL;
+    *b = NULL;
+    for (size_t i = 0; i < n; i++) {
+        memset(&out[i], 0, sizeof out[i]);
+        out[i].status = MS_CRASH;
+    }
+    if (!workdir || !*workdir) {
+        snprintf(err, errlen, "no work directory for host kernels");
+        return false;
+    }
+    if (!make_dirs(workdir, err, errlen))
+        return false;
+    if (n == 0)
+        return true;
+    *samples = malloc(nsamples * sizeof **samples);
+    *b = *samples ? ms_build_jobs(jobs, n, workdir, err, errlen) : NULL;
+    if (!*b) {
+        free(*samples);
+        snprintf(err, errlen, "out of memory");
+        return false;
+    }
+    return true;
+}
+
 /* ---- the harness ---- */
 
 /* See measure.h. Timing policy: runs until WARMUP_RUNS or WARMUP_SECONDS of
@@ -642,97 +389,162 @@ bool ms_host_run(const ms_host_job *jobs, size_t n, const char *workdir, double 
         err[0] = '\0';
     if (timeout <= 0)
         timeout = 60;
-    for (size_t i = 0; i < n; i++) {
-        memset(&out[i], 0, sizeof out[i]);
-        out[i].status = MS_CRASH;
-    }
-    if (!workdir || !*workdir) {
-        snprintf(err, errlen, "no work directory for host kernels");
+    double *samples;
+    ms_build *b;
+    if (!begin(jobs, n, workdir, 3 * MAX_SAMPLES, out, &samples, &b, err, errlen))
         return false;
-    }
-    if (!make_dirs(workdir, err, errlen))
-        return false;
-    if (n == 0)
+    if (!b)
         return true;
-    compiler cc;
-    size_t ntu = (n + TU_JOBS - 1) / TU_JOBS, cap = ntu + n + 1;
-    unit *units = calloc(cap, sizeof *units);
-    unit **batch = calloc(cap, sizeof *batch);
-    size_t *home = calloc(n, sizeof *home); /* the unit each job is loaded from */
-    double *samples = malloc(3 * MAX_SAMPLES * sizeof *samples);
-    if (!units || !batch || !home || !samples || !compiler_init(&cc)) {
-        free(units), free(batch), free(home), free(samples);
-        snprintf(err, errlen, "out of memory");
-        return false;
-    }
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t par = cores > 0 ? (size_t)(cores < MAX_PAR ? cores : MAX_PAR) : 1;
-
-    /* Round 1: the runner and the jobs in units of TU_JOBS. */
-    size_t nu = 0, nb = 0;
-    unit *run = &units[nu++];
-    run->runner = true;
-    for (size_t i = 0; i < n; i += TU_JOBS) {
-        unit *u = &units[nu++];
-        u->first = i;
-        u->count = n - i < TU_JOBS ? n - i : TU_JOBS;
-    }
-    for (size_t i = 0; i < nu; i++) {
-        units[i].errfd = -1;
-        if (unit_prepare(&units[i], workdir, jobs))
-            batch[nb++] = &units[i];
-    }
-    compile_all(batch, nb, &cc, par);
-
-    /* Round 2: the jobs of a failed unit one per unit, so that one bad
-     * kernel does not sink its neighbours. */
-    size_t round1 = nu;
-    nb = 0;
-    for (size_t i = 1; i < round1; i++) {
-        unit *u = &units[i];
-        for (size_t k = 0; k < u->count; k++)
-            home[u->first + k] = i;
-        if (u->ok || u->count == 1 || u->spawn_error)
-            continue;
-        for (size_t k = 0; k < u->count; k++) {
-            unit *s = &units[nu++];
-            s->first = u->first + k;
-            s->count = 1;
-            s->errfd = -1;
-            home[s->first] = (size_t)(s - units);
-            if (unit_prepare(s, workdir, jobs))
-                batch[nb++] = s;
-        }
-    }
-    compile_all(batch, nb, &cc, par);
 
     /* Run: one job at a time. */
     char why[sizeof out->detail];
+    const char *runner = ms_build_runner(b, why, sizeof why);
     for (size_t i = 0; i < n; i++) {
-        unit *u = &units[home[i]];
-        if (!u->ok) {
-            unit_why(u, workdir, cc.argv[0], why, sizeof why);
+        const char *so = ms_build_object(b, i, out[i].detail, sizeof out[i].detail);
+        if (!so)
             out[i].status = MS_ILLEGAL;
-            snprintf(out[i].detail, sizeof out[i].detail, "%s", why);
-        } else if (!run->ok) {
-            unit_why(run, workdir, cc.argv[0], why, sizeof why);
+        else if (!runner) {
             out[i].status = MS_CRASH;
-            snprintf(out[i].detail, sizeof out[i].detail, "cannot build the timing runner: %.250s",
-                     why);
+            snprintf(out[i].detail, sizeof out[i].detail, "%s", why);
         } else
-            run_job(run->out, u->out, &jobs[i], timeout, samples, samples + MAX_SAMPLES,
+            run_job(runner, so, &jobs[i], timeout, samples, samples + MAX_SAMPLES,
                     samples + 2 * MAX_SAMPLES, &out[i]);
         if (done)
             done(ctx, i, &out[i]);
     }
+    ms_build_free(b);
+    free(samples);
+    return true;
+}
 
-    /* Tidy up: keep only the sources of jobs that failed to compile alone. */
-    for (size_t i = 0; i < nu; i++) {
-        unit *u = &units[i];
-        unlink(u->out);
-        if (u->ok || (!u->runner && u->count != 1))
-            unlink(u->src);
+/* Verifies kernels so[0..k) in one runner, then times the verified ones
+ * round-robin (each round starting one kernel later) into out[at[i]]. The
+ * runner's samples go to samples[i * MAX_SAMPLES ..], scratch after them. */
+static void side_by_side(const char *runner, const char *const *so, const char *const *sym,
+                         const size_t *at, size_t k, const sp_problem *p, double timeout,
+                         double *samples, ms_measurement *out)
+{
+    double *scratch = samples + k * MAX_SAMPLES, *in = scratch + MAX_SAMPLES;
+    double start = ms_now(), deadline = start + timeout, budget = start + timeout / 2;
+    pid_t pid;
+    line_reader r = {.fd = -1};
+    char why[sizeof out->detail];
+    if (!runner_start(runner, so, sym, k, p, &pid, &r.fd, why, sizeof why)) {
+        for (size_t i = 0; i < k; i++)
+            snprintf(out[at[i]].detail, sizeof out[at[i]].detail, "%s", why);
+        return;
     }
-    free(units), free(batch), free(home), free(samples), free(cc.text);
+    char line[512];
+    bool live[64] = {false};
+    size_t heard = 0, nlive = 0;
+    int got = 1;
+    for (; heard < k && (got = read_line(&r, deadline, line, sizeof line)) == 1; heard++) {
+        ms_measurement *m = &out[at[heard]];
+        if (line[0] == 'V')
+            live[heard] = true, nlive++;
+        else if (line[0] == 'W' || line[0] == 'E') {
+            m->status = line[0] == 'W'                ? MS_WRONG
+                        : strstr(line, "out of memory") ? MS_CRASH
+                                                        : MS_ILLEGAL;
+            set_detail(m, "%s", line + 2);
+        } else {
+            got = 0;
+            break;
+        }
+    }
+    const char *phase = "verifying";
+    int rounds = 0, outliers = 0;
+    double kernel = 0;
+    for (int round = 0; got == 1 && nlive > 0; round++) {
+        phase = "timing";
+        for (size_t q = 0; q < k && got == 1; q++) {
+            size_t i = (q + (size_t)round) % k;
+            double t;
+            if (live[i] && (got = one_run(&r, (int)i, deadline, &t, line, sizeof line)) == 1 &&
+                round >= FINAL_WARMUP) {
+                samples[i * MAX_SAMPLES + (size_t)rounds] = t;
+                kernel += t;
+            }
+        }
+        rounds += got == 1 && round >= FINAL_WARMUP;
+        if (rounds >= MAX_SAMPLES || (rounds >= FINAL_MIN_ROUNDS && kernel >= FINAL_SECONDS) ||
+            (rounds >= 1 && ms_now() >= budget))
+            break;
+    }
+    bool done = got == 1;
+    if (done) {
+        char q = 'q';
+        send(r.fd, &q, 1, MSG_NOSIGNAL);
+    }
+    close(r.fd);
+    int status = 0;
+    bool reaped = got != -1 && ms_reap_by(pid, done ? ms_now() + 5 : deadline, &status);
+    if (!reaped)
+        ms_kill_and_reap(pid);
+    if (done || !reaped) /* a runner that answered everything is done, however it exits */
+        status = 0;
+    for (size_t i = 0; i < k; i++) {
+        ms_measurement *m = &out[at[i]];
+        if (i < heard && !live[i])
+            continue; /* wrong or not loaded: set above */
+        if (done) {
+            double rel = summarise(samples + i * MAX_SAMPLES, rounds, scratch, in, m, &outliers);
+            m->status = MS_OK;
+            set_detail(m, "final: %d samples side by side with %zu other%s, %d outlier%s, CI +-%.1f%%",
+                       rounds, nlive - 1, nlive == 2 ? "" : "s", outliers, outliers == 1 ? "" : "s",
+                       rel * 100);
+        } else if (!reaped) {
+            m->status = MS_TIMEOUT;
+            set_detail(m, "the final's runner timed out after %g s while %s", timeout, phase);
+        } else {
+            char sig[96] = "";
+            if (WIFSIGNALED(status))
+                signal_text(WTERMSIG(status), sig, sizeof sig);
+            m->status = MS_CRASH;
+            set_detail(m, "the final's runner %s%s while %s", *sig ? "was killed by " : "failed",
+                       sig, phase);
+        }
+    }
+}
+
+/* See measure.h. The time allowed is timeout per job, for the one runner. */
+bool ms_host_final(const ms_host_job *jobs, size_t n, const char *workdir, double timeout,
+                   ms_measurement *out, char *err, size_t errlen)
+{
+    if (errlen)
+        err[0] = '\0';
+    if (timeout <= 0)
+        timeout = 60;
+    if (n > MS_HOST_FINAL_MAX) { /* out untouched */
+        snprintf(err, errlen, "a final takes at most %d kernels, not %zu", MS_HOST_FINAL_MAX, n);
+        return false;
+    }
+    double *samples;
+    ms_build *b;
+    if (!begin(jobs, n, workdir, (n + 2) * MAX_SAMPLES, out, &samples, &b, err, errlen))
+        return false;
+    if (!b)
+        return true;
+    char why[sizeof out->detail];
+    const char *runner = ms_build_runner(b, why, sizeof why);
+    const char *so[MS_HOST_FINAL_MAX], *sym[MS_HOST_FINAL_MAX];
+    size_t at[MS_HOST_FINAL_MAX], k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *o = ms_build_object(b, i, out[i].detail, sizeof out[i].detail);
+        if (!o)
+            out[i].status = MS_ILLEGAL;
+        else if (!runner)
+            snprintf(out[i].detail, sizeof out[i].detail, "%s", why);
+        else {
+            so[k] = o;
+            sym[k] = jobs[i].symbol;
+            at[k++] = i;
+        }
+    }
+    if (k)
+        side_by_side(runner, so, sym, at, k, jobs[at[0]].problem, timeout * (double)k, samples,
+                     out);
+    ms_build_free(b);
+    free(samples);
     return true;
 }

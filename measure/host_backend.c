@@ -51,6 +51,39 @@ static void relay_done(void *ctx, size_t j, const ms_measurement *m)
         r->done(r->ctx, r->idx[j], m);
 }
 
+/* The jobs of candidates c[0..n) (symbols nt_k<i> in syms): returns how
+ * many; idx[j] is job j's candidate. A candidate without one (the generator
+ * refused it, or memory ran out) has its out[] set. */
+static size_t make_jobs(const sp_problem *p, const sp_candidate *c, size_t n, ms_host_job *jobs,
+                        char (*syms)[32], size_t *idx, ms_measurement *out)
+{
+    size_t nj = 0;
+    for (size_t i = 0; i < n; i++) {
+        memset(&out[i], 0, sizeof out[i]);
+        if (!jobs || !syms || !idx) {
+            out[i].status = MS_CRASH;
+            snprintf(out[i].detail, sizeof out[i].detail, "out of memory");
+            continue;
+        }
+        snprintf(syms[nj], sizeof syms[nj], "nt_k%zu", i);
+        char *src = source_of(&c[i].config, p->dtype, syms[nj], out[i].detail, sizeof out[i].detail);
+        if (!src) {
+            out[i].status = MS_ILLEGAL;
+            continue;
+        }
+        jobs[nj] = (ms_host_job){.source = src, .symbol = syms[nj], .problem = p};
+        idx[nj++] = i;
+    }
+    return nj;
+}
+
+static void free_jobs(ms_host_job *jobs, size_t nj, char (*syms)[32], size_t *idx)
+{
+    for (size_t j = 0; j < nj; j++)
+        free((char *)jobs[j].source);
+    free(jobs), free(syms), free(idx);
+}
+
 static void host_batch(ms_backend *b, const sp_target *t, const sp_problem *p,
                        const sp_candidate *c, size_t n, ms_measurement *out, ms_done_fn done,
                        void *ctx)
@@ -61,25 +94,12 @@ static void host_batch(ms_backend *b, const sp_target *t, const sp_problem *p,
     char (*syms)[32] = calloc(n ? n : 1, sizeof *syms);
     size_t *idx = calloc(n ? n : 1, sizeof *idx);
     ms_measurement *got = calloc(n ? n : 1, sizeof *got);
-    size_t nj = 0;
-    for (size_t i = 0; i < n; i++) {
-        memset(&out[i], 0, sizeof out[i]);
-        if (!jobs || !syms || !idx || !got) {
-            out[i].status = MS_CRASH;
-            snprintf(out[i].detail, sizeof out[i].detail, "out of memory");
-        } else {
-            snprintf(syms[nj], sizeof syms[nj], "nt_k%zu", i);
-            char *src = source_of(&c[i].config, p->dtype, syms[nj], out[i].detail, sizeof out[i].detail);
-            if (src) {
-                jobs[nj] = (ms_host_job){.source = src, .symbol = syms[nj], .problem = p};
-                idx[nj++] = i;
-                continue;
-            }
-            out[i].status = MS_ILLEGAL;
-        }
-        if (done)
+    size_t nj = make_jobs(p, c, n, got ? jobs : NULL, syms, idx, out);
+    for (size_t i = 0, j = 0; i < n; i++) /* the ones without a job, at once */
+        if (j < nj && idx[j] == i)
+            j++;
+        else if (done)
             done(ctx, i, &out[i]);
-    }
     if (nj) {
         relay r = {idx, out, done, ctx};
         char err[256];
@@ -93,9 +113,39 @@ static void host_batch(ms_backend *b, const sp_target *t, const sp_problem *p,
                     done(ctx, idx[j], m);
             }
     }
-    for (size_t j = 0; j < nj; j++)
-        free((char *)jobs[j].source);
-    free(jobs), free(syms), free(idx), free(got);
+    free_jobs(jobs, nj, syms, idx);
+    free(got);
+}
+
+/* The final: candidates c[0..n) side by side (ms_host_final; at most
+ * MS_HOST_FINAL_MAX, the rest are not run and keep status crash). */
+static void host_final(ms_backend *b, const sp_target *t, const sp_problem *p,
+                       const sp_candidate *c, size_t n, ms_measurement *out)
+{
+    (void)t;
+    host_state *st = b->state;
+    size_t k = n < MS_HOST_FINAL_MAX ? n : MS_HOST_FINAL_MAX;
+    ms_host_job *jobs = calloc(k ? k : 1, sizeof *jobs);
+    char (*syms)[32] = calloc(k ? k : 1, sizeof *syms);
+    size_t *idx = calloc(k ? k : 1, sizeof *idx);
+    ms_measurement got[MS_HOST_FINAL_MAX];
+    for (size_t i = k; i < n; i++) {
+        memset(&out[i], 0, sizeof out[i]);
+        out[i].status = MS_CRASH;
+        snprintf(out[i].detail, sizeof out[i].detail, "not run: a final takes at most %d",
+                 MS_HOST_FINAL_MAX);
+    }
+    size_t nj = make_jobs(p, c, k, jobs, syms, idx, out);
+    char err[256];
+    bool ran = nj && ms_host_final(jobs, nj, st->workdir, st->timeout, got, err, sizeof err);
+    for (size_t j = 0; j < nj; j++) {
+        out[idx[j]] = got[j];
+        if (!ran) {
+            out[idx[j]].status = MS_CRASH;
+            snprintf(out[idx[j]].detail, sizeof out[idx[j]].detail, "%s", err);
+        }
+    }
+    free_jobs(jobs, nj, syms, idx);
 }
 
 static void host_measure(ms_backend *b, const sp_target *t, const sp_problem *p,
@@ -124,6 +174,6 @@ ms_backend *ms_host_open(const ms_settings *s, char *err, size_t errlen)
              s->workdir && *s->workdir ? s->workdir : "npu-tune-kernels");
     st->timeout = s->timeout > 0 ? s->timeout : 60;
     *b = (ms_backend){.name = "host", .unit = "s", .parallel = false, .measure = host_measure,
-                      .measure_batch = host_batch, .close = host_close, .state = st};
+                      .measure_batch = host_batch, .final = host_final, .close = host_close, .state = st};
     return b;
 }

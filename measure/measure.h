@@ -40,6 +40,11 @@ struct ms_backend {
     void (*measure_batch)(ms_backend *b, const sp_target *t, const sp_problem *p,
                           const sp_candidate *c, size_t n, ms_measurement *out,
                           ms_done_fn done, void *ctx);
+    /* Optional: times n candidates side by side (calls interleaved in one
+     * process) into out[0..n), so that drift of the machine between their
+     * separate measurements does not pick the winner. */
+    void (*final)(ms_backend *b, const sp_target *t, const sp_problem *p, const sp_candidate *c,
+                  size_t n, ms_measurement *out);
     /* Optional: checks the candidate's result against a reference (slower
      * than measure); turns an ok measurement into wrong/crash/illegal. */
     void (*verify)(ms_backend *b, const sp_target *t, const sp_problem *p,
@@ -103,6 +108,21 @@ typedef struct {
  * work directory cannot be made or memory runs out. */
 bool ms_host_run(const ms_host_job *jobs, size_t n, const char *workdir, double timeout,
                  ms_measurement *out, ms_done_fn done, void *ctx, char *err, size_t errlen);
+
+/* The most kernels ms_host_final compares. */
+enum { MS_HOST_FINAL_MAX = 16 };
+
+/* The final: compiles jobs[0..n) (n <= MS_HOST_FINAL_MAX, one problem) like
+ * ms_host_run, then verifies them all in one runner and times them side by
+ * side: calls interleaved round-robin (each round starting one kernel later)
+ * after 2 untimed rounds, until 15 rounds and 1 s of kernel time
+ * over all, 200 rounds, or half the time allowed (timeout per job), so that
+ * drift of the machine between separate measurements cannot order them.
+ * out[i] as in ms_host_run; the detail of an ok one says "final: R samples
+ * side by side with ...". A runner that dies marks every unfinished job.
+ * False only when the work directory cannot be made or memory runs out. */
+bool ms_host_final(const ms_host_job *jobs, size_t n, const char *workdir, double timeout,
+                   ms_measurement *out, char *err, size_t errlen);
 
 /* The host as a target (kind SP_CPU): the detected cores, caches, vector
  * width and registers, the clock from cpufreq (or /proc/cpuinfo), and

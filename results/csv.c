@@ -11,7 +11,7 @@
 
 const char rs_journal_header[] =
     "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,"
-    "load_volume_elems,est_cycles,backend,status,measured,unit,micro";
+    "load_volume_elems,est_cycles,backend,status,measured,unit,micro,round";
 const char rs_table_header[] =
     "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,measured,unit,"
     "micro";
@@ -20,14 +20,14 @@ const char rs_table_header[] =
 enum {
     C_PROBLEM, C_M, C_N, C_K, C_BATCH, C_DTYPE, C_TARGET, C_STRATEGY, C_TM, C_TN, C_TK,
     C_DB, C_CORES, C_SPLIT, C_SHARED,
-    J_LOAD = C_SHARED, J_EST, J_BACKEND, J_STATUS, J_MEASURED, J_UNIT, J_MICRO,
+    J_LOAD = C_SHARED, J_EST, J_BACKEND, J_STATUS, J_MEASURED, J_UNIT, J_MICRO, J_ROUND,
     T_MEASURED = C_SHARED, T_UNIT, T_MICRO
 };
 
 static const char *const journal_names[RS_JOURNAL_COLUMNS] = {
     "problem", "M", "N", "K", "batch", "dtype", "target", "strategy", "m", "n", "k",
     "double_buffer", "cores", "split", "load_volume_elems", "est_cycles", "backend", "status",
-    "measured", "unit", "micro"};
+    "measured", "unit", "micro", "round"};
 static const char *const table_names[RS_TABLE_COLUMNS] = {
     "problem", "M", "N", "K", "batch", "dtype", "target", "strategy", "m", "n", "k",
     "double_buffer", "cores", "split", "measured", "unit", "micro"};
@@ -99,8 +99,8 @@ size_t rs_format_row(char *buf, size_t len, const rs_row *r, bool journal)
     if (journal) {
         number(load, sizeof load, r->cand->fig.load_elems);
         number(est, sizeof est, r->cand->fig.est_cycles);
-        n = snprintf(rest, left, "%s,%s,%s,%s,%s,%s,%s\n", load, est, r->backend, r->status,
-                     meas, r->unit, micro);
+        n = snprintf(rest, left, "%s,%s,%s,%s,%s,%s,%s,%s\n", load, est, r->backend, r->status,
+                     meas, r->unit, micro, r->round ? r->round : "search");
     } else {
         n = snprintf(rest, left, "%s,%s,%s\n", meas, r->unit, micro);
     }
@@ -250,6 +250,10 @@ bool rs_parse_row(char *line, bool journal, rs_entry *e, const char *path, long 
             !text(&w, J_BACKEND, f[J_BACKEND], NULL, SIZE_MAX) ||
             !text(&w, J_STATUS, f[J_STATUS], e->status, sizeof e->status))
             return false;
+        if (strcmp(f[J_ROUND], "search") && strcmp(f[J_ROUND], "final") &&
+            strcmp(f[J_ROUND], "verify"))
+            return fail(&w, "field 'round' is not search, final or verify: '%s'", f[J_ROUND]);
+        strcpy(e->round, f[J_ROUND]);
     } else {
         strcpy(e->status, "ok");
     }

@@ -9,7 +9,7 @@
 #include "results.h"
 
 /* Column counts of the two CSV files. */
-enum { RS_JOURNAL_COLUMNS = 21, RS_TABLE_COLUMNS = 17 };
+enum { RS_JOURNAL_COLUMNS = 22, RS_TABLE_COLUMNS = 17 };
 
 /* True if s is non-empty and has no comma, quote or line break: a value the
  * unquoted CSV files can hold. */

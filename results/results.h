@@ -18,6 +18,7 @@ typedef struct {
     const char *status;   /* "ok", "wrong", ... */
     double measured;      /* in unit; ignored unless status is "ok" */
     const char *unit;     /* "cycles" or "s" */
+    const char *round;    /* journal: "search" (NULL), "final" (side by side) or "verify" */
 } rs_row;
 
 /* The column lists of DESIGN.md section 7, comma-separated. */
@@ -46,6 +47,7 @@ typedef struct {
     char status[16];   /* "ok", "wrong", "timeout", "crash", "illegal" */
     double measured;   /* meaningful when status is "ok" */
     char unit[8];      /* "cycles" or "s" */
+    char round[8];     /* journal: "search", "final" or "verify"; table: "" */
 } rs_entry;
 
 /* The measurements of a journal, looked up by (problem, config). */

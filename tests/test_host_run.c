@@ -337,6 +337,54 @@ int main(void)
     for (int i = 0; i < 3; i++)
         free((char *)hjobs[i].source);
 
+    /* The final: two good kernels and a wrong one in one runner; the good
+     * ones are timed side by side (the same rounds each), the wrong one is
+     * caught by the same verification. */
+    ms_host_job fjobs[3] = {{kernel(naive, "f_naive", ""), "f_naive", &square},
+                            {kernel(wrong, "f_wrong", ""), "f_wrong", &square},
+                            {kernel(blocked, "f_blocked", ""), "f_blocked", &square}};
+    t0 = now();
+    CHECK(ms_host_final(fjobs, 3, workdir, 10, out, err, sizeof err));
+    printf("final of 3: %.2f s\n", now() - t0);
+    for (int i = 0; i < 3; i++)
+        show(fjobs[i].symbol, &out[i]);
+    check_ok(&out[0], &square);
+    check_ok(&out[2], &square);
+    CHECK_INT(out[1].status, MS_WRONG);
+    CHECK(strstr(out[1].detail, "C[48][26] = ") == out[1].detail);
+    CHECK(out[0].nsamples >= 15 && out[0].nsamples == out[2].nsamples);
+    CHECK(strstr(out[0].detail, "final: ") == out[0].detail);
+    CHECK(strstr(out[0].detail, "side by side with 1 other,") != NULL);
+    /* A kernel that crashes takes the final's runner down with it: every
+     * finalist is marked, and the call returns. */
+    fjobs[1] = (ms_host_job){kernel(segfault, "f_segv", ""), "f_segv", &square};
+    CHECK(ms_host_final(fjobs, 3, workdir, 10, out, err, sizeof err));
+    for (int i = 0; i < 3; i++) {
+        show(fjobs[i].symbol, &out[i]);
+        CHECK_INT(out[i].status, MS_CRASH);
+        CHECK(strstr(out[i].detail, "the final's runner was killed by SIGSEGV") == out[i].detail);
+        CHECK(strstr(out[i].detail, "while verifying") != NULL);
+    }
+    /* A hang: every finalist times out within the time allowed (1 s each). */
+    free((char *)fjobs[1].source);
+    fjobs[1] = (ms_host_job){kernel(hang, "f_hang", pidfile), "f_hang", &square};
+    t0 = now();
+    CHECK(ms_host_final(fjobs, 3, workdir, 1.0, out, err, sizeof err));
+    took = now() - t0;
+    printf("final with a hang (1 s each): %.2f s\n", took);
+    for (int i = 0; i < 3; i++) {
+        CHECK_INT(out[i].status, MS_TIMEOUT);
+        CHECK(strstr(out[i].detail, "timed out after 3 s while verifying") != NULL);
+    }
+    CHECK(took < 15);
+    CHECK(no_children());
+    CHECK_INT(open_fds(), fds);
+    ms_host_job many[MS_HOST_FINAL_MAX + 1];
+    CHECK(!ms_host_final(many, MS_HOST_FINAL_MAX + 1, workdir, 1, out, err, sizeof err));
+    CHECK(strstr(err, "at most 16 kernels") != NULL);
+    for (int i = 0; i < 3; i++)
+        free((char *)fjobs[i].source);
+
     /* Nothing to do; a work directory that cannot be made. */
     CHECK(ms_host_run(NULL, 0, workdir, 1, NULL, NULL, NULL, err, sizeof err));
     ms_host_job one = {naive, "x", &square};

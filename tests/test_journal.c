@@ -16,7 +16,7 @@ static char err[1024];
 
 static const char header[] =
     "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,"
-    "load_volume_elems,est_cycles,backend,status,measured,unit,micro\n";
+    "load_volume_elems,est_cycles,backend,status,measured,unit,micro,round\n";
 
 static void put(const char *path, const char *text, const char *mode)
 {
@@ -77,16 +77,16 @@ static void new_and_resume(void)
     CHECK_STR(slurp(path), header);
     sp_problem p = problem();
     sp_candidate c32 = candidate(32), c48 = candidate(48), c64 = candidate(64);
-    rs_row ok = {&p, "ascend910", &c32, "sim", "ok", 1234.4, "cycles"};
-    rs_row wrong = {&p, "ascend910", &c48, "host", "wrong", 0.5, "s"};
+    rs_row ok = {&p, "ascend910", &c32, "sim", "ok", 1234.4, "cycles", NULL};
+    rs_row wrong = {&p, "ascend910", &c48, "host", "wrong", 0.5, "s", NULL};
     CHECK(rs_journal_append(j, &ok, err, sizeof err));
     CHECK(rs_journal_append(j, &wrong, err, sizeof err));
     CHECK(rs_journal_close(j, err, sizeof err));
     rs_cache_free(c);
     char want[8192];
     snprintf(want, sizeof want, "%s%s", header,
-             "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234.4,sim,ok,1234.4,cycles,\n"
-             "tiny,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234.4,host,wrong,,s,\n");
+             "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234.4,sim,ok,1234.4,cycles,,search\n"
+             "tiny,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234.4,host,wrong,,s,,search\n");
     CHECK_STR(slurp(path), want);
 
     /* Resume: the rows come back; a different version is fine. */
@@ -117,11 +117,14 @@ static void new_and_resume(void)
     CHECK(rs_cache_find(c, &other, &c32.config) == NULL);
     rs_cache_free(c);
 
-    /* A later row of the same candidate wins; values read back exactly. */
+    /* A later row of the same candidate wins (here the final's, side by
+     * side); values read back exactly. */
     rs_row again = ok;
     again.measured = 1.0 / 3.0;
+    again.round = "final";
     CHECK(rs_journal_append(j, &again, err, sizeof err));
     CHECK(rs_journal_close(j, err, sizeof err));
+    CHECK(strstr(slurp(path), ",sim,ok,0.3333333333333333,cycles,,final\n") != NULL);
     c = reopen(path, &sig);
     CHECK(rs_cache_size(c) == 2);
     e = rs_cache_find(c, &p, &c32.config);
@@ -138,13 +141,13 @@ static void new_and_resume(void)
     CHECK(j != NULL && rs_cache_size(c) == 2);
     CHECK(rs_cache_find(c, &p, &c64.config) == NULL);
     CHECK_STR(slurp(path), before);
-    rs_row third = {&p, "ascend910", &c64, "sim", "timeout", 0, "cycles"};
+    rs_row third = {&p, "ascend910", &c64, "sim", "timeout", 0, "cycles", NULL};
     c64.fig.est_cycles = NAN; /* figures of a candidate the model could not rate */
     CHECK(j && rs_journal_append(j, &third, err, sizeof err));
     CHECK(rs_journal_close(j, err, sizeof err));
     rs_cache_free(c);
     snprintf(want, sizeof want, "%s%s", before,
-             "tiny,100,50,40,2,fp16,ascend910,OS,64,32,16,1,1,M,46080,,sim,timeout,,cycles,\n");
+             "tiny,100,50,40,2,fp16,ascend910,OS,64,32,16,1,1,M,46080,,sim,timeout,,cycles,,search\n");
     CHECK_STR(slurp(path), want);
     c = reopen(path, &sig);
     CHECK(rs_cache_size(c) == 3);
@@ -247,7 +250,7 @@ static const char *resume_text(const char *name, const char *text)
 
 static void malformed(void)
 {
-    const char *row = "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,\n";
+    const char *row = "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search\n";
     char text[4096];
     CHECK_STR(resume_text("cols.csv", "problem,M,N,K\ntiny,1,2,3\n"),
               ":1: columns are not the npu-tune journal's");
@@ -258,34 +261,36 @@ static void malformed(void)
     struct {
         const char *row, *msg;
     } bad[] = {
-        {"tiny,100,50,40,2,fp16,ascend910,OS,x,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,x,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search\n",
          ":3: field 'm' is not an integer: 'x'"},
         {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234\n",
-         ":3: 19 fields, expected 21"},
-        {"tiny,100,50,40,2,fp64,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,\n",
+         ":3: 19 fields, expected 22"},
+        {"tiny,100,50,40,2,fp64,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search\n",
          ":3: field 'dtype' is not fp16, int8, fp32 or bf16: 'fp64'"},
-        {"tiny,100,50,40,2,fp32,host,OS,32,32,16,1,1,M,46080,1234,host,ok,1234,s,6y64\n",
+        {"tiny,100,50,40,2,fp32,host,OS,32,32,16,1,1,M,46080,1234,host,ok,1234,s,6y64,search\n",
          ":3: field 'micro' is not a micro-tile MRxNR: '6y64'"},
-        {"tiny,100,50,40,2,fp32,host,OS,32,32,16,1,1,M,46080,1234,host,ok,1234,s,6x0\n",
+        {"tiny,100,50,40,2,fp32,host,OS,32,32,16,1,1,M,46080,1234,host,ok,1234,s,6x0,search\n",
          ":3: field 'micro' is out of range: '0'"},
-        {"tiny,100,50,40,2,fp16,ascend910,XS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,\n",
+        {"tiny,100,50,40,2,fp16,ascend910,XS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search\n",
          ":3: field 'strategy' is not IS, WS or OS: 'XS'"},
-        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,2,1,M,46080,1234,sim,ok,1234,cycles,\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,2,1,M,46080,1234,sim,ok,1234,cycles,,search\n",
          ":3: field 'double_buffer' is not 0 or 1: '2'"},
-        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,0,M,46080,1234,sim,ok,1234,cycles,\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,0,M,46080,1234,sim,ok,1234,cycles,,search\n",
          ":3: field 'cores' is out of range: '0'"},
-        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,K,46080,1234,sim,ok,1234,cycles,\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,K,46080,1234,sim,ok,1234,cycles,,search\n",
          ":3: field 'split' is not M, N or MN: 'K'"},
-        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,,cycles,\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,,cycles,,search\n",
          ":3: field 'measured' is empty"},
-        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,12ab,cycles,\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,12ab,cycles,,search\n",
          ":3: field 'measured' is not a number: '12ab'"},
-        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,,1234,cycles,\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,,1234,cycles,,search\n",
          ":3: field 'status' is empty"},
-        {",100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,\n",
+        {",100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search\n",
          ":3: field 'problem' is empty"},
-        {"tiny,-100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,\n",
+        {"tiny,-100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search\n",
          ":3: field 'M' is not an integer: '-100'"},
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,semi\n",
+         ":3: field 'round' is not search, final or verify: 'semi'"},
         {"\n", ":3: empty line"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -294,7 +299,7 @@ static void malformed(void)
     }
     /* Failed rows may leave measured empty; ok rows of it load. */
     snprintf(text, sizeof text, "%s%s%s", header, row,
-             "tiny,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234,sim,crash,,cycles,\n");
+             "tiny,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234,sim,crash,,cycles,,search\n");
     CHECK_STR(resume_text("good.csv", text), "ok 2");
     /* Only a torn row after the header: kept header, no rows. */
     snprintf(text, sizeof text, "%stiny,100,5", header);
@@ -341,7 +346,7 @@ static void unwritable(void)
     sp_problem p = problem();
     strcpy(p.name, "a,b");
     sp_candidate cand = candidate(32);
-    rs_row row = {&p, "ascend910", &cand, "sim", "ok", 1, "cycles"};
+    rs_row row = {&p, "ascend910", &cand, "sim", "ok", 1, "cycles", NULL};
     CHECK(!rs_journal_append(j, &row, err, sizeof err));
     CHECK_STR(err, "cannot write a row of problem 'a,b': its problem name 'a,b' is empty or has "
                    "a comma, quote or line break");
@@ -365,7 +370,7 @@ static void many(void)
         for (int k = 16; k <= 512; k += 16, n++) {
             sp_candidate cand = candidate(m);
             cand.config.k = k;
-            rs_row row = {&p, "ascend910", &cand, "sim", "ok", m * 1000.0 + k, "cycles"};
+            rs_row row = {&p, "ascend910", &cand, "sim", "ok", m * 1000.0 + k, "cycles", NULL};
             if (!rs_journal_append(j, &row, err, sizeof err))
                 CHECK(false);
         }

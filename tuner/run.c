@@ -14,6 +14,12 @@
 #include "script.h"
 #include "search.h"
 
+/* The final (backends that have one): the best TN_FINALISTS candidates of
+ * the search, at most TN_FINAL_MARGIN slower than its best, are timed again
+ * side by side. */
+enum { TN_FINALISTS = 4 };
+#define TN_FINAL_MARGIN 0.10
+
 /* One problem: its legal space, what was measured, the winner. */
 typedef struct {
     const sp_problem *p;
@@ -24,6 +30,7 @@ typedef struct {
     size_t measured, failed, resumed;
     long best;             /* index of the best verified measurement, -1 if none */
     long pick;             /* the model's pick (lowest est_cycles) */
+    size_t fin[TN_FINALISTS], nfin; /* the candidates the final measured, if any */
 } plan;
 
 /* The legal candidates the constraint keeps (the Lua constraint runs here,
@@ -137,11 +144,12 @@ static bool sign(const ls_script *s, const char *script, const plan *pls, size_t
     return true;
 }
 
-static rs_row row_of(const ls_script *s, const ms_backend *b, const plan *pl, size_t i)
+static rs_row row_of(const ls_script *s, const ms_backend *b, const plan *pl, size_t i,
+                     const char *round)
 {
     rs_row r = {.problem = pl->p, .target = ls_target(s)->name, .cand = &pl->cands[i],
                 .backend = b->name, .status = ms_status_name(pl->ms[i].status),
-                .measured = pl->ms[i].value, .unit = b->unit};
+                .measured = pl->ms[i].value, .unit = b->unit, .round = round};
     return r;
 }
 
@@ -169,7 +177,7 @@ static void journal_one(void *ctx, size_t i, const ms_measurement *m)
 {
     sink *s = ctx;
     s->pl->ms[s->where[i]] = *m;
-    rs_row row = row_of(s->r->script, s->r->backend, s->pl, s->where[i]);
+    rs_row row = row_of(s->r->script, s->r->backend, s->pl, s->where[i], "search");
     if (s->ok && !rs_journal_append(s->r->journal, &row, s->err, s->errlen))
         s->ok = false;
 }
@@ -200,14 +208,96 @@ static bool fetch(tn_session *r, plan *pl, const size_t *idx, size_t n, char *er
     return s.ok;
 }
 
-/* The best ok measurement not yet rejected by verification, or -1. */
+static void shape_text(const sp_problem *p, char *out, size_t len)
+{
+    int w = snprintf(out, len, "%lldx%lldx%lld", (long long)p->M, (long long)p->N, (long long)p->K);
+    if (p->batch > 1 && w > 0 && (size_t)w < len)
+        snprintf(out + w, len - (size_t)w, " b%lld", (long long)p->batch);
+}
+
+static void config_text(const sp_config *c, char *out, size_t len)
+{
+    int w = snprintf(out, len, "%s %dx%dx%d db=%d cores=%d %s", sp_strategy_name(c->strategy),
+                     c->m, c->n, c->k, c->double_buffer, c->cores, sp_split_name(c->split));
+    if ((c->mr || c->nr) && w > 0 && (size_t)w < len)
+        snprintf(out + w, len - (size_t)w, " u%dx%d", c->mr, c->nr);
+}
+
+/* The best ok measurement not yet rejected by verification, or -1: among
+ * the final's when there was one (they were timed side by side), else among
+ * all. */
 static long best_ok(const plan *pl)
 {
     long best = -1;
-    for (size_t i = 0; i < pl->n; i++)
-        if (pl->ms[i].status == MS_OK && (best < 0 || pl->ms[i].value < pl->ms[best].value))
-            best = (long)i;
+    for (int pass = pl->nfin ? 0 : 1; pass < 2 && best < 0; pass++)
+        for (size_t q = 0; q < (pass ? pl->n : pl->nfin); q++) {
+            size_t i = pass ? q : pl->fin[q];
+            if (pl->ms[i].status == MS_OK && (best < 0 || pl->ms[i].value < pl->ms[best].value))
+                best = (long)i;
+        }
     return best;
+}
+
+/* The final, when the backend has one: the best few ok measurements of the
+ * search (TN_FINALISTS, TN_FINAL_MARGIN) are timed again side by side, so
+ * that drift of the machine between their separate measurements does not
+ * choose the winner. Their final measurements replace the search's and are
+ * journaled (round "final"); a finalist that fails in it keeps its search
+ * measurement (with a warning) and takes no part in the choice. */
+static bool final_round(tn_session *r, plan *pl, char *err, size_t errlen)
+{
+    long best = best_ok(pl);
+    if (best < 0 || !r->backend->final)
+        return true;
+    size_t fin[TN_FINALISTS], nf = 0;
+    double limit = pl->ms[best].value * (1 + TN_FINAL_MARGIN);
+    for (size_t i = 0; i < pl->n; i++) { /* the fastest, in order */
+        const ms_measurement *m = &pl->ms[i];
+        if (m->status != MS_OK || m->value > limit)
+            continue;
+        size_t at = nf;
+        while (at > 0 && pl->ms[fin[at - 1]].value > m->value)
+            at--;
+        if (at == TN_FINALISTS)
+            continue;
+        for (size_t q = nf < TN_FINALISTS ? nf : TN_FINALISTS - 1; q > at; q--)
+            fin[q] = fin[q - 1];
+        fin[at] = i;
+        nf += nf < TN_FINALISTS;
+    }
+    if (nf < 2)
+        return true;
+    size_t resumed = 0; /* finalists whose journaled measurement is already the final's */
+    for (size_t k = 0; k < nf; k++) {
+        const rs_entry *e = rs_cache_find(r->cache, pl->p, &pl->cands[fin[k]].config);
+        resumed += e && strcmp(e->round, "final") == 0;
+    }
+    if (resumed == nf) { /* a resumed run: the final was held */
+        for (size_t k = 0; k < nf; k++)
+            pl->fin[pl->nfin++] = fin[k];
+        return true;
+    }
+    sp_candidate c[TN_FINALISTS];
+    ms_measurement got[TN_FINALISTS];
+    for (size_t k = 0; k < nf; k++)
+        c[k] = pl->cands[fin[k]];
+    r->backend->final(r->backend, ls_target(r->script), pl->p, c, nf, got);
+    char text[96];
+    for (size_t k = 0; k < nf; k++) {
+        if (got[k].status != MS_OK) {
+            config_text(&c[k].config, text, sizeof text);
+            tn_error("warning: %s: finalist %s failed in the final (%s): %s; its search "
+                     "measurement stands",
+                     pl->p->name, text, ms_status_name(got[k].status), got[k].detail);
+            continue;
+        }
+        pl->ms[fin[k]] = got[k];
+        pl->fin[pl->nfin++] = fin[k];
+        rs_row row = row_of(r->script, r->backend, pl, fin[k], "final");
+        if (!rs_journal_append(r->journal, &row, err, errlen))
+            return false;
+    }
+    return true;
 }
 
 /* Searches one problem within the budget, then verifies the winner against a
@@ -247,6 +337,8 @@ static bool tune_problem(tn_session *r, size_t pi, plan *pl, char *err, size_t e
     tn_search_close(srch);
     gsl_rng_free(rng);
     tn_progress_done(r, pl->measured);
+    if (ok)
+        ok = final_round(r, pl, err, errlen);
     while (ok && (pl->best = best_ok(pl)) >= 0 && r->backend->verify) {
         ms_measurement *m = &pl->ms[pl->best];
         r->backend->verify(r->backend, ls_target(r->script), pl->p, &pl->cands[pl->best], m);
@@ -254,26 +346,11 @@ static bool tune_problem(tn_session *r, size_t pi, plan *pl, char *err, size_t e
             break;
         tn_error("warning: %s: the best candidate failed verification (%s): %s", pl->p->name,
                  ms_status_name(m->status), m->detail);
-        rs_row row = row_of(r->script, r->backend, pl, (size_t)pl->best);
+        rs_row row = row_of(r->script, r->backend, pl, (size_t)pl->best, "verify");
         ok = rs_journal_append(r->journal, &row, err, errlen);
         pl->failed++;
     }
     return ok;
-}
-
-static void shape_text(const sp_problem *p, char *out, size_t len)
-{
-    int w = snprintf(out, len, "%lldx%lldx%lld", (long long)p->M, (long long)p->N, (long long)p->K);
-    if (p->batch > 1 && w > 0 && (size_t)w < len)
-        snprintf(out + w, len - (size_t)w, " b%lld", (long long)p->batch);
-}
-
-static void config_text(const sp_config *c, char *out, size_t len)
-{
-    int w = snprintf(out, len, "%s %dx%dx%d db=%d cores=%d %s", sp_strategy_name(c->strategy),
-                     c->m, c->n, c->k, c->double_buffer, c->cores, sp_split_name(c->split));
-    if ((c->mr || c->nr) && w > 0 && (size_t)w < len)
-        snprintf(out + w, len - (size_t)w, " u%dx%d", c->mr, c->nr);
 }
 
 /* GFLOP/s of a host measurement (seconds for the whole batch) and its
@@ -360,6 +437,13 @@ static void summary(const tn_session *r, const plan *pls, size_t np)
         return;
     const ls_tune *tu = ls_tune_get(r->script);
     printf("measured in %s; journal: %s; table: %s\n", unit, tu->results, tu->table);
+    size_t nfinal = 0;
+    for (size_t i = 0; i < np; i++)
+        nfinal += pls[i].nfin > 0;
+    if (nfinal)
+        printf("final: for %zu of %zu problems the search's best (up to %d, within %.0f%% of the "
+               "best) were timed again side by side; the best config is the final's\n",
+               nfinal, np, TN_FINALISTS, 100 * TN_FINAL_MARGIN);
     if (!r->have_roof)
         return;
     printf("host roofline: FMA peak %.1f GFLOP/s per core, %.1f all cores; memory %.1f GB/s\n",
@@ -473,7 +557,7 @@ int tn_run(int argc, char **argv)
         if (!tune_problem(&r, i, &pls[i], err, sizeof err))
             goto fail;
         if (pls[i].best >= 0)
-            rows[nrows++] = row_of(r.script, r.backend, &pls[i], (size_t)pls[i].best);
+            rows[nrows++] = row_of(r.script, r.backend, &pls[i], (size_t)pls[i].best, NULL);
     }
     tn_progress_end(&r);
     if (!rs_journal_close(r.journal, err, sizeof err)) {

@@ -1,0 +1,433 @@
+/* host_compile.c — the host harness's build step: child-process helpers, and
+ * kernels compiled into shared objects in parallel batches next to the runner. */
+#define _GNU_SOURCE /* pipe2 */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "host_internal.h"
+#include "host_runner.h"
+
+extern char **environ;
+
+#define COMPILE_TIMEOUT 300.0
+enum { TU_JOBS = 8 }; /* jobs per translation unit */
+
+/* Numbers work files: unique within the process (with the pid, across processes). */
+static atomic_uint_fast64_t counter;
+
+double ms_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* Spawn attributes shared by every child: its own process group (so a
+ * timeout kills everything it started), default signals, nothing blocked. */
+void ms_child_attr(posix_spawnattr_t *at)
+{
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_init(at);
+    posix_spawnattr_setsigmask(at, &none);
+    posix_spawnattr_setsigdefault(at, &all);
+    posix_spawnattr_setpgroup(at, 0);
+    posix_spawnattr_setflags(at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                     POSIX_SPAWN_SETSIGDEF);
+}
+
+/* Reaps child pid once it has exited, first killing whatever it left in its
+ * process group (the leader stays a zombie until then, so the group id
+ * cannot be reused). Waits until deadline; false (nothing reaped) if the
+ * child is still running then. */
+bool ms_reap_by(pid_t pid, double deadline, int *status)
+{
+    for (int tick = 1;; tick = tick < 32 ? tick * 2 : tick) {
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        int rc = waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT);
+        if ((rc == 0 && si.si_pid == pid) || (rc < 0 && errno == ECHILD))
+            break;
+        if (ms_now() >= deadline)
+            return false;
+        sleep_ms(tick);
+    }
+    kill(-pid, SIGKILL);
+    while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+        ;
+    return true;
+}
+
+/* Kills child pid's whole process group and reaps it. */
+void ms_kill_and_reap(pid_t pid)
+{
+    kill(-pid, SIGKILL);
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+}
+
+
+/* The compiler command: $CC split at blanks (e.g. "ccache gcc"), else cc. */
+typedef struct {
+    char *text;
+    char *argv[16];
+    int argc;
+} compiler;
+
+static bool compiler_init(compiler *c)
+{
+    const char *cc = getenv("CC");
+    c->text = strdup(cc && strspn(cc, " \t") < strlen(cc) ? cc : "cc");
+    if (!c->text)
+        return false;
+    c->argc = 0;
+    for (char *s = c->text; *s && c->argc < 15;) {
+        s += strspn(s, " \t");
+        if (!*s)
+            break;
+        c->argv[c->argc++] = s;
+        s += strcspn(s, " \t");
+        if (*s)
+            *s++ = '\0';
+    }
+    return true;
+}
+
+/* One compiler run: a translation unit of jobs[first..first+count) (the
+ * runner program when runner is set) into a shared object (or executable). */
+typedef struct {
+    size_t first, count;
+    bool runner;
+    char src[4096], out[4096];
+    pid_t pid;
+    int errfd; /* the compiler's stderr while it runs, else -1 */
+    double deadline;
+    char log[4096]; /* the head of its stderr */
+    size_t loglen;
+    int spawn_error;
+    bool timed_out, ok;
+} unit;
+
+/* Writes text (n pieces) to a new file path; false with errno set. */
+static bool write_file(const char *path, const char *const *text, size_t n)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        errno = e;
+        return false;
+    }
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i++)
+        ok = fputs(text[i], f) >= 0 && fputc('\n', f) != EOF;
+    int e = errno;
+    if (fclose(f) && ok) {
+        ok = false;
+        e = errno;
+    }
+    errno = e;
+    return ok;
+}
+
+/* Names u's files in workdir (unique) and writes its source; false with the
+ * reason in u->log. */
+static bool unit_prepare(unit *u, const char *workdir, const ms_host_job *jobs)
+{
+    unsigned long long id = (unsigned long long)atomic_fetch_add(&counter, 1);
+    const char *kind = u->runner ? "runner" : u->count == 1 ? "job" : "tu";
+    snprintf(u->src, sizeof u->src, "%s/nt_host_%ld_%llu_%s.c", workdir, (long)getpid(), id, kind);
+    snprintf(u->out, sizeof u->out, "%s/nt_host_%ld_%llu_%s%s", workdir, (long)getpid(), id, kind,
+             u->runner ? "" : ".so");
+    bool ok;
+    if (u->runner) {
+        const char *text[] = {host_runner_source};
+        ok = write_file(u->src, text, 1);
+    } else {
+        const char **text = malloc(u->count * sizeof *text);
+        if (!text) {
+            errno = ENOMEM;
+            ok = false;
+        } else {
+            for (size_t i = 0; i < u->count; i++)
+                text[i] = jobs[u->first + i].source;
+            ok = write_file(u->src, text, u->count);
+            free(text);
+        }
+    }
+    if (!ok)
+        u->loglen = (size_t)snprintf(u->log, sizeof u->log, "cannot write '%s': %s", u->src,
+                                     strerror(errno));
+    return ok;
+}
+
+/* Starts the compiler on u (stderr captured, stdin and stdout /dev/null). */
+static void unit_start(unit *u, const compiler *cc)
+{
+    u->errfd = -1;
+    const char *tail_kernel[] = {"-O3", "-march=native", "-fopenmp", "-shared", "-fPIC",
+                                 "-Wl,-z,defs", "-o", u->out, u->src, "-lm", NULL};
+    const char *tail_runner[] = {"-O3", "-march=native", "-o", u->out, u->src, "-ldl", "-lm", NULL};
+    const char *const *tail = u->runner ? tail_runner : tail_kernel;
+    char *argv[32];
+    int argc = 0;
+    for (int i = 0; i < cc->argc; i++)
+        argv[argc++] = cc->argv[i];
+    for (int i = 0; tail[i]; i++)
+        argv[argc++] = (char *)tail[i];
+    argv[argc] = NULL;
+    int p[2];
+    if (pipe2(p, O_CLOEXEC)) {
+        u->spawn_error = errno;
+        return;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, p[1], 2);
+    ms_child_attr(&at);
+    int rc = posix_spawnp(&u->pid, argv[0], &fa, &at, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    close(p[1]);
+    if (rc) {
+        u->spawn_error = rc;
+        close(p[0]);
+        return;
+    }
+    u->errfd = p[0];
+    u->deadline = ms_now() + COMPILE_TIMEOUT;
+}
+
+/* Reads what u's compiler wrote to stderr (keeping the head); at end of
+ * file reaps the compiler and records whether it succeeded. */
+static void unit_drain(unit *u)
+{
+    char chunk[4096];
+    ssize_t n = read(u->errfd, chunk, sizeof chunk);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return;
+    if (n > 0) {
+        size_t room = sizeof u->log - 1 - u->loglen, k = (size_t)n < room ? (size_t)n : room;
+        memcpy(u->log + u->loglen, chunk, k);
+        u->loglen += k;
+        u->log[u->loglen] = '\0';
+        return;
+    }
+    close(u->errfd);
+    u->errfd = -1;
+    int status = 0;
+    if (!ms_reap_by(u->pid, u->timed_out ? ms_now() + 5 : u->deadline, &status)) {
+        u->timed_out = true;
+        ms_kill_and_reap(u->pid);
+        return;
+    }
+    u->ok = !u->timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* Compiles units u[0..n), at most par (<= MAX_PAR) at a time. */
+enum { MAX_PAR = 64 };
+
+static void compile_all(unit **u, size_t n, const compiler *cc, size_t par)
+{
+    struct pollfd fds[MAX_PAR];
+    unit *live[MAX_PAR];
+    size_t next = 0;
+    size_t running = 0;
+    while (next < n || running > 0) {
+        while (running < par && next < n) {
+            unit_start(u[next], cc);
+            if (u[next]->errfd >= 0)
+                live[running++] = u[next];
+            next++;
+        }
+        if (running == 0)
+            continue;
+        double t = ms_now(), first = live[0]->deadline;
+        for (size_t i = 0; i < running; i++) {
+            fds[i] = (struct pollfd){live[i]->errfd, POLLIN, 0};
+            if (live[i]->deadline < first)
+                first = live[i]->deadline;
+        }
+        int wait = (int)((first - t) * 1000) + 1;
+        int ready = poll(fds, running, wait < 1 ? 1 : wait > 1000 ? 1000 : wait);
+        for (size_t i = 0; ready > 0 && i < running; i++)
+            if (fds[i].revents)
+                unit_drain(live[i]);
+        t = ms_now();
+        for (size_t i = 0; i < running; i++)
+            if (live[i]->errfd >= 0 && t >= live[i]->deadline && !live[i]->timed_out) {
+                live[i]->timed_out = true;
+                kill(-live[i]->pid, SIGKILL);
+            }
+        size_t kept = 0;
+        for (size_t i = 0; i < running; i++)
+            if (live[i]->errfd >= 0)
+                live[kept++] = live[i];
+        running = kept;
+    }
+}
+
+/* Why u failed, in one line: the compiler's first line with "error:" or
+ * "undefined reference" (a leading workdir/ cut), else its first line. */
+static void unit_why(const unit *u, const char *workdir, const char *cc, char *out, size_t len)
+{
+    if (u->spawn_error) {
+        snprintf(out, len, "cannot run the compiler '%s': %s", cc, strerror(u->spawn_error));
+        return;
+    }
+    if (u->timed_out) {
+        snprintf(out, len, "the compiler timed out after %g s", COMPILE_TIMEOUT);
+        return;
+    }
+    const char *pick = NULL, *first = NULL;
+    for (const char *s = u->log; *s && !pick;) {
+        size_t n = strcspn(s, "\n");
+        bool blank = strspn(s, " \t") >= n;
+        if (!blank && !first)
+            first = s;
+        const char *e = strstr(s, "error:"), *undef = strstr(s, "undefined reference");
+        if (!blank && ((e && e < s + n) || (undef && undef < s + n)))
+            pick = s;
+        s += n + (s[n] == '\n');
+    }
+    if (!pick)
+        pick = first;
+    if (!pick) {
+        snprintf(out, len, "the compiler failed without a message");
+        return;
+    }
+    size_t wl = strlen(workdir);
+    if (strncmp(pick, workdir, wl) == 0 && pick[wl] == '/')
+        pick += wl + 1;
+    int n = (int)strcspn(pick, "\n");
+    snprintf(out, len, "%.*s", n, pick);
+}
+
+/* ---- a build ---- */
+
+struct ms_build {
+    unit *units; /* units[0] is the runner */
+    size_t nu;
+    size_t *home; /* per job: the unit it is loaded from */
+    char workdir[4096];
+    compiler cc;
+};
+
+ms_build *ms_build_jobs(const ms_host_job *jobs, size_t n, const char *workdir, char *err,
+                        size_t errlen)
+{
+    size_t ntu = (n + TU_JOBS - 1) / TU_JOBS, cap = ntu + n + 1;
+    ms_build *b = calloc(1, sizeof *b);
+    unit **batch = calloc(cap, sizeof *batch);
+    if (b) {
+        b->units = calloc(cap, sizeof *b->units);
+        b->home = calloc(n ? n : 1, sizeof *b->home);
+    }
+    if (!b || !batch || !b->units || !b->home || !compiler_init(&b->cc)) {
+        if (b)
+            free(b->units), free(b->home);
+        free(b), free(batch);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    snprintf(b->workdir, sizeof b->workdir, "%s", workdir);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t par = cores > 0 ? (size_t)(cores < MAX_PAR ? cores : MAX_PAR) : 1;
+
+    /* Round 1: the runner and the jobs in units of TU_JOBS. */
+    unit *units = b->units;
+    size_t nu = 0, nb = 0;
+    units[nu++].runner = true;
+    for (size_t i = 0; i < n; i += TU_JOBS) {
+        unit *u = &units[nu++];
+        u->first = i;
+        u->count = n - i < TU_JOBS ? n - i : TU_JOBS;
+    }
+    for (size_t i = 0; i < nu; i++) {
+        units[i].errfd = -1;
+        if (unit_prepare(&units[i], workdir, jobs))
+            batch[nb++] = &units[i];
+    }
+    compile_all(batch, nb, &b->cc, par);
+
+    /* Round 2: the jobs of a failed unit one per unit, so that one bad
+     * kernel does not sink its neighbours. */
+    size_t round1 = nu;
+    nb = 0;
+    for (size_t i = 1; i < round1; i++) {
+        unit *u = &units[i];
+        for (size_t k = 0; k < u->count; k++)
+            b->home[u->first + k] = i;
+        if (u->ok || u->count == 1 || u->spawn_error)
+            continue;
+        for (size_t k = 0; k < u->count; k++) {
+            unit *s = &units[nu++];
+            s->first = u->first + k;
+            s->count = 1;
+            s->errfd = -1;
+            b->home[s->first] = (size_t)(s - units);
+            if (unit_prepare(s, workdir, jobs))
+                batch[nb++] = s;
+        }
+    }
+    compile_all(batch, nb, &b->cc, par);
+    b->nu = nu;
+    free(batch);
+    return b;
+}
+
+const char *ms_build_runner(const ms_build *b, char *why, size_t len)
+{
+    const unit *run = &b->units[0];
+    if (run->ok)
+        return run->out;
+    char reason[512];
+    unit_why(run, b->workdir, b->cc.argv[0], reason, sizeof reason);
+    snprintf(why, len, "cannot build the timing runner: %.250s", reason);
+    return NULL;
+}
+
+const char *ms_build_object(const ms_build *b, size_t i, char *why, size_t len)
+{
+    const unit *u = &b->units[b->home[i]];
+    if (u->ok)
+        return u->out;
+    unit_why(u, b->workdir, b->cc.argv[0], why, len);
+    return NULL;
+}
+
+void ms_build_free(ms_build *b)
+{
+    if (!b)
+        return;
+    for (size_t i = 0; i < b->nu; i++) {
+        unit *u = &b->units[i];
+        unlink(u->out);
+        if (u->ok || (!u->runner && u->count != 1))
+            unlink(u->src);
+    }
+    free(b->units), free(b->home), free(b->cc.text), free(b);
+}
