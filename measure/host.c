@@ -35,11 +35,16 @@ enum { WARMUP_RUNS = 3, MIN_SAMPLES = 5, MAX_SAMPLES = 200 };
 #define MAX_KERNEL_SECONDS 2.0
 #define CI_TARGET 0.02
 
-/* The final (ms_host_final): FINAL_WARMUP untimed rounds, then rounds until
- * FINAL_MIN_ROUNDS and FINAL_SECONDS of kernel time over all finalists, or
- * MAX_SAMPLES rounds, or half the time allowed. */
-enum { FINAL_WARMUP = 2, FINAL_MIN_ROUNDS = 15 };
-#define FINAL_SECONDS 1.0
+/* The final (ms_host_final): rounds in which each kernel in turn runs a
+ * burst of consecutive calls (until FINAL_BURST_SECONDS of kernel time or
+ * FINAL_BURST_CALLS, at least 3) whose median call is its sample: each is
+ * timed warm, as in the search and the bench, while drift reaches all
+ * alike. FINAL_WARMUP untimed rounds, then rounds until FINAL_MIN_ROUNDS
+ * and FINAL_SECONDS of kernel time over all, or MAX_SAMPLES rounds, or half
+ * the time allowed. */
+enum { FINAL_WARMUP = 1, FINAL_MIN_ROUNDS = 11, FINAL_BURST_CALLS = 64 };
+#define FINAL_SECONDS 0.5
+#define FINAL_BURST_SECONDS 0.02
 
 static void set_detail(ms_measurement *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -418,7 +423,8 @@ bool ms_host_run(const ms_host_job *jobs, size_t n, const char *workdir, double 
 }
 
 /* Verifies kernels so[0..k) in one runner, then times the verified ones
- * round-robin (each round starting one kernel later) into out[at[i]]. The
+ * in rounds of bursts, round-robin (each round starting one kernel later),
+ * into out[at[i]]. The
  * runner's samples go to samples[i * MAX_SAMPLES ..], scratch after them. */
 static void side_by_side(const char *runner, const char *const *so, const char *const *sym,
                          const size_t *at, size_t k, const sp_problem *p, double timeout,
@@ -459,11 +465,16 @@ static void side_by_side(const char *runner, const char *const *so, const char *
         phase = "timing";
         for (size_t q = 0; q < k && got == 1; q++) {
             size_t i = (q + (size_t)round) % k;
-            double t;
-            if (live[i] && (got = one_run(&r, (int)i, deadline, &t, line, sizeof line)) == 1 &&
-                round >= FINAL_WARMUP) {
-                samples[i * MAX_SAMPLES + (size_t)rounds] = t;
-                kernel += t;
+            double burst[FINAL_BURST_CALLS], sum = 0;
+            int calls = 0;
+            while (live[i] && calls < FINAL_BURST_CALLS && (calls < 3 || sum < FINAL_BURST_SECONDS) &&
+                   (got = one_run(&r, (int)i, deadline, &burst[calls], line, sizeof line)) == 1)
+                sum += burst[calls++];
+            if (calls && got == 1 && round >= FINAL_WARMUP) {
+                gsl_sort(burst, 1, (size_t)calls);
+                samples[i * MAX_SAMPLES + (size_t)rounds] =
+                    gsl_stats_median_from_sorted_data(burst, 1, (size_t)calls);
+                kernel += sum;
             }
         }
         rounds += got == 1 && round >= FINAL_WARMUP;

@@ -114,13 +114,15 @@ enum { MS_HOST_FINAL_MAX = 16 };
 
 /* The final: compiles jobs[0..n) (n <= MS_HOST_FINAL_MAX, one problem) like
  * ms_host_run, then verifies them all in one runner and times them side by
- * side: calls interleaved round-robin (each round starting one kernel later)
- * after 2 untimed rounds, until 15 rounds and 1 s of kernel time
- * over all, 200 rounds, or half the time allowed (timeout per job), so that
- * drift of the machine between separate measurements cannot order them.
- * out[i] as in ms_host_run; the detail of an ok one says "final: R samples
- * side by side with ...". A runner that dies marks every unfinished job.
- * False only when the work directory cannot be made or memory runs out. */
+ * side: in each round every kernel in turn runs a burst of calls (>= 20 ms
+ * of kernel time or 64 calls, at least 3) whose median is its sample, the
+ * order rotating by one each round; an untimed round, then rounds until 11
+ * rounds and 0.5 s of kernel time over all, 200 rounds, or half the time
+ * allowed (timeout per job). So drift of the machine between separate
+ * measurements cannot order them. out[i] as in ms_host_run (value: median
+ * sample); the detail of an ok one says "final: R samples side by side with
+ * ...". A runner that dies marks every unfinished job. False only when the
+ * work directory cannot be made or memory runs out. */
 bool ms_host_final(const ms_host_job *jobs, size_t n, const char *workdir, double timeout,
                    ms_measurement *out, char *err, size_t errlen);
 

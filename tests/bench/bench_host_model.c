@@ -45,13 +45,13 @@ static int group_of(const sp_problem *p, int cores)
     return ngroups++;
 }
 
-/* One row of a journal: an ok host measurement is estimated on the target
- * ctx points to and kept. */
+/* One row of a journal: an ok host measurement of the search (one per
+ * candidate) is estimated on the target ctx points to and kept. */
 static bool journal_row(void *ctx, const char *const *v, const char *path, int lineno)
 {
     const sp_target *t = ctx;
-    if (strcmp(v[14], "ok") != 0 || strcmp(v[16], "s") != 0)
-        return true; /* failed candidates; other backends' rows */
+    if (strcmp(v[14], "ok") != 0 || strcmp(v[16], "s") != 0 || strcmp(v[17], "search") != 0)
+        return true; /* failed candidates; other backends' rows; the final's re-measurements */
     char spec[256];
     snprintf(spec, sizeof spec, "%s %s %s %s %s %s %s %s", v[5], v[6], v[7], v[8], v[9], v[10],
              v[11], v[12]);
@@ -86,7 +86,7 @@ static bool load(const char *path, sp_target *t)
 {
     static const char *const need[] = {"M", "N", "K", "batch", "dtype", "strategy", "m", "n",
                                        "k", "double_buffer", "cores", "split", "micro",
-                                       "est_cycles", "status", "measured", "unit"};
+                                       "est_cycles", "status", "measured", "unit", "round"};
     return csv_read(path, "bench_host_model", need, sizeof need / sizeof need[0], journal_row, t);
 }
 
