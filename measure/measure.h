@@ -71,8 +71,9 @@ typedef struct {
 void ms_host_detect(ms_hostinfo *h);
 
 /* The machine's roofline, measured once: single-precision FMA peak per core
- * (the median of ~1 ms chunks) and for all cores (the median of ~1 ms
- * parallel regions), and streaming memory bandwidth. */
+ * (the median of ~1 ms chunks) and for all cores (parallel regions of such
+ * chunks: the sum over threads of each one's median chunk), and streaming
+ * memory bandwidth. */
 typedef struct {
     double gflops_core, gflops_all; /* peak fp32 GFLOP/s */
     double gbytes;                  /* memory bandwidth, GB/s */

@@ -33,3 +33,14 @@ target_include_directories(bench_host_ukr PRIVATE ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(bench_host_ukr PRIVATE codegen measure space GSL::gsl ${CMAKE_DL_LIBS})
 add_test(NAME bench_host_ukr COMMAND bench_host_ukr)
 set_tests_properties(bench_host_ukr PROPERTIES LABELS bench TIMEOUT 600)
+
+# Configs of one shape side by side (not run by ctest: its arguments are the question).
+add_executable(bench_host_configs ${CMAKE_CURRENT_LIST_DIR}/bench/bench_host_configs.c)
+target_include_directories(bench_host_configs PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+target_link_libraries(bench_host_configs PRIVATE codegen measure space GSL::gsl)
+# ... and a quick run of it in the default suite: two configs (one on 2 threads) verified
+# and timed in one final.
+add_test(NAME host_configs COMMAND bench_host_configs 100x70x50 "WS 48 64 32 0 1 M 6x16"
+                                   "OS 48 64 64 0 2 N 4x32")
+set_tests_properties(host_configs PROPERTIES TIMEOUT 120
+    PASS_REGULAR_EXPRESSION "WS 48 64 32 0 1 M 6x16 +[0-9.]+ +1.000  final: [0-9]+ samples side by side with 1 other[^\n]*\nOS 48 64 64 0 2 N 4x32 +[0-9.]+ +[0-9.]+  final: ")
