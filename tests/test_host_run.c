@@ -361,6 +361,7 @@ int main(void)
     CHECK(strstr(out[0].detail, "side by side with 1 other,") != NULL);
     /* A kernel that crashes takes the final's runner down with it: every
      * finalist is marked, and the call returns. */
+    free((char *)fjobs[1].source);
     fjobs[1] = (ms_host_job){kernel(segfault, "f_segv", ""), "f_segv", &square};
     CHECK(ms_host_final(fjobs, 3, workdir, 10, out, err, sizeof err));
     for (int i = 0; i < 3; i++) {
