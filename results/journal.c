@@ -31,14 +31,18 @@ typedef struct {
 static const sig_field sig_fields[] = {
     SIG_FIELD(version, false),    SIG_FIELD(script, false),    SIG_FIELD(target, true),
     SIG_FIELD(target_sig, true),  SIG_FIELD(space_sig, true),  SIG_FIELD(measure, true),
+    SIG_FIELD(kernel_sig, false),
 };
 #define NSIG_FIELDS (sizeof sig_fields / sizeof sig_fields[0])
 
 static bool write_sig(FILE *f, void *ctx)
 {
     const rs_signature *s = ctx;
-    for (size_t i = 0; i < NSIG_FIELDS; i++)
-        fprintf(f, "%s=%s\n", sig_fields[i].key, (const char *)s + sig_fields[i].off);
+    for (size_t i = 0; i < NSIG_FIELDS; i++) {
+        const char *value = (const char *)s + sig_fields[i].off;
+        if (sig_fields[i].required || *value) /* an empty optional field: no line */
+            fprintf(f, "%s=%s\n", sig_fields[i].key, value);
+    }
     return true;
 }
 
@@ -114,6 +118,14 @@ static bool same_origin(const char *path, const rs_signature *old, const rs_sign
     if (strcmp(old->measure, now->measure)) {
         snprintf(err, errlen, "%s was written with measure %s, this run uses %s: %s", path,
                  old->measure, now->measure, move_away);
+        return false;
+    }
+    if (strcmp(old->kernel_sig, now->kernel_sig)) { /* its timings are of other kernels */
+        snprintf(err, errlen,
+                 "%s was written with other generated kernels (signature %s), this build "
+                 "generates %s: %s",
+                 path, *old->kernel_sig ? old->kernel_sig : "none",
+                 *now->kernel_sig ? now->kernel_sig : "none", move_away);
         return false;
     }
     return true;

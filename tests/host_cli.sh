@@ -163,6 +163,13 @@ micro=$(tail -n +3 "$work/out/tiny-table.csv" | cut -d, -f17 | sort -u | tr '\n'
 case "$micro" in *6x16*|*4x32*) ok ;; *) bad "table micro-tiles: '$micro'" ;; esac
 run 0 --quiet tiny.lua # resumed: nothing measured again
 same "resumed journal" "$(tail -n +2 "$work/out/tiny.csv" | wc -l | tr -d ' ')" "$journal_rows"
+# A journal of other generated kernels (as after an upgrade) is not resumed.
+has "kernel signature" "$(cat "$work/out/tiny.csv.sig")" "kernel_sig="
+cp "$work/out/tiny.csv.sig" "$work/tiny.sig.saved"
+sed -i 's/^kernel_sig=.*/kernel_sig=0000000000000000/' "$work/out/tiny.csv.sig"
+run 1 --quiet tiny.lua
+has "other kernels refused" "$err" "out/tiny.csv was written with other generated kernels (signature 0000000000000000), this build generates "
+cp "$work/tiny.sig.saved" "$work/out/tiny.csv.sig"
 sed -e 's/shapes = {/dtype = "bf16", shapes = {/' -e 's|out/tiny|out/tiny16|g' "$work/tiny.lua" >"$work/tiny16.lua"
 run 0 --quiet tiny16.lua # bf16 storage: verified and timed through the runner as well
 same "bf16 journal" "$(tail -n +2 "$work/out/tiny16.csv" | grep ',search$' | cut -d, -f6,18 | sort | uniq -c | tr -s ' ')" " 8 bf16,ok"

@@ -204,6 +204,31 @@ static void foreign(void)
              "another results path",
              path);
     CHECK_STR(err, want);
+    /* Kernels from another generator: a journal without the field (an NPU
+     * run's, or one written before it existed) is not resumed by a run that
+     * has one, nor one with another. */
+    other = sig;
+    strcpy(other.kernel_sig, "0f1e2d3c4b5a6978");
+    CHECK(reopen(path, &other) == NULL);
+    snprintf(want, sizeof want,
+             "%s was written with other generated kernels (signature none), this build "
+             "generates 0f1e2d3c4b5a6978: move it away or choose another results path",
+             path);
+    CHECK_STR(err, want);
+    const char *kpath = at("kernels.csv");
+    c = reopen(kpath, &other);
+    CHECK(c != NULL);
+    rs_cache_free(c);
+    char kside[600];
+    snprintf(kside, sizeof kside, "%s.sig", kpath);
+    CHECK(strstr(slurp(kside), "\nkernel_sig=0f1e2d3c4b5a6978\n") != NULL);
+    char side[600];
+    snprintf(side, sizeof side, "%s.sig", path);
+    CHECK(strstr(slurp(side), "space_sig=") != NULL && strstr(slurp(side), "kernel_sig") == NULL);
+    rs_signature newer = other;
+    strcpy(newer.kernel_sig, "1f1e2d3c4b5a6978");
+    CHECK(reopen(kpath, &newer) == NULL);
+    CHECK(strstr(err, "(signature 0f1e2d3c4b5a6978), this build generates 1f1e2d3c4b5a6978") != NULL);
     /* The refused journal is untouched. */
     CHECK_STR(slurp(path), header);
 

@@ -89,7 +89,8 @@ static bool plan_problem(ls_script *s, size_t i, plan *pl, char *err, size_t err
 }
 
 /* Signatures: a journal resumes only for the same target figures, the same
- * problems and legal spaces (after the constraint), and the same backend. */
+ * problems and legal spaces (after the constraint), the same backend, and on
+ * CPUs the same generated kernels. */
 static bool sign(const ls_script *s, const char *script, const plan *pls, size_t np,
                  rs_signature *sig)
 {
@@ -137,6 +138,20 @@ static bool sign(const ls_script *s, const char *script, const plan *pls, size_t
     fclose(f);
     rs_hash_hex(text, len, sig->space_sig);
     free(text);
+    /* Host journals hold timings of generated kernels: a build whose
+     * generator writes another kernel for the first candidate does not
+     * resume them. */
+    if (t->kind == SP_CPU && np > 0 && pls[0].n > 0) {
+        if (!(f = open_memstream(&text, &len)))
+            return false;
+        char why[256];
+        bool gen = cg_host_source(f, &pls[0].cands[0].config, pls[0].p->dtype, "nt_sig", why,
+                                  sizeof why);
+        fclose(f);
+        if (gen)
+            rs_hash_hex(text, len, sig->kernel_sig);
+        free(text);
+    }
     snprintf(sig->version, sizeof sig->version, "%s", NPU_TUNE_VERSION);
     snprintf(sig->script, sizeof sig->script, "%s", script);
     snprintf(sig->target, sizeof sig->target, "%s", t->name);
@@ -249,6 +264,16 @@ static bool final_round(tn_session *r, plan *pl, char *err, size_t errlen)
     long best = best_ok(pl);
     if (best < 0 || !r->backend->final)
         return true;
+    /* A resumed run that measured nothing new and whose journal holds this
+     * problem's final: its finalists stand (holding it again would choose
+     * among the figures of two finals). */
+    for (size_t i = 0; pl->resumed == pl->measured && i < pl->n && pl->nfin < TN_FINALISTS; i++) {
+        const rs_entry *e = rs_cache_find(r->cache, pl->p, &pl->cands[i].config);
+        if (e && strcmp(e->round, "final") == 0 && pl->ms[i].status == MS_OK)
+            pl->fin[pl->nfin++] = i;
+    }
+    if (pl->nfin)
+        return true;
     size_t fin[TN_FINALISTS], nf = 0;
     double limit = pl->ms[best].value * (1 + TN_FINAL_MARGIN);
     for (size_t i = 0; i < pl->n; i++) { /* the fastest, in order */
@@ -267,16 +292,6 @@ static bool final_round(tn_session *r, plan *pl, char *err, size_t errlen)
     }
     if (nf < 2)
         return true;
-    size_t resumed = 0; /* finalists whose journaled measurement is already the final's */
-    for (size_t k = 0; k < nf; k++) {
-        const rs_entry *e = rs_cache_find(r->cache, pl->p, &pl->cands[fin[k]].config);
-        resumed += e && strcmp(e->round, "final") == 0;
-    }
-    if (resumed == nf) { /* a resumed run: the final was held */
-        for (size_t k = 0; k < nf; k++)
-            pl->fin[pl->nfin++] = fin[k];
-        return true;
-    }
     sp_candidate c[TN_FINALISTS];
     ms_measurement got[TN_FINALISTS];
     for (size_t k = 0; k < nf; k++)
