@@ -141,4 +141,8 @@ bool cg_generate(const sp_target *t, const sp_problem *p, const sp_config *c, cg
 bool cg_host_source(FILE *f, const sp_config *c, sp_dtype dtype, const char *symbol, char *err,
                     size_t errlen);
 
+/* The same source as a malloc'd string (free it), or NULL with the reason
+ * (the generator's, or out of memory) in err. */
+char *cg_host_text(const sp_config *c, sp_dtype dtype, const char *symbol, char *err, size_t errlen);
+
 #endif

@@ -1,7 +1,9 @@
 /* host.c — the host-CPU kernel generator: emits a self-contained GotoBLAS/BLIS
  * style fp32 GEMM (packed blocks, register micro-tile, OpenMP) for a config. */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "codegen.h"
@@ -759,4 +761,26 @@ bool cg_host_source(FILE *f, const sp_config *c, sp_dtype dtype, const char *sym
     if (ferror(f))
         return fail(err, errlen, "host kernel: writing the source failed");
     return true;
+}
+
+/* See codegen.h. */
+char *cg_host_text(const sp_config *c, sp_dtype dtype, const char *symbol, char *err, size_t errlen)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    bool ok = cg_host_source(f, c, dtype, symbol, err, errlen);
+    if (fclose(f) != 0 && ok) {
+        snprintf(err, errlen, "out of memory");
+        ok = false;
+    }
+    if (!ok) {
+        free(text);
+        return NULL;
+    }
+    return text;
 }

@@ -204,6 +204,20 @@ static int one_run(line_reader *r, int k, double deadline, double *t, char *line
     return end != line + 2 && *t >= 0 ? 1 : 0;
 }
 
+/* The runner's verdict on a kernel: 1 for "V" (verified); 0 for "E why"
+ * (crash when memory ran out, else illegal) or "W why" (wrong), with m set;
+ * -1 for anything else. */
+static int verdict(const char *line, ms_measurement *m)
+{
+    if (line[0] == 'V')
+        return 1;
+    if ((line[0] != 'E' && line[0] != 'W') || line[1] != ' ')
+        return -1;
+    m->status = line[0] == 'W' ? MS_WRONG : strstr(line, "out of memory") ? MS_CRASH : MS_ILLEGAL;
+    set_detail(m, "%s", line + 2);
+    return 0;
+}
+
 /* Starts the runner on kernels so[0..k) (symbols sym[0..k), k <= 64) for
  * problem p: true with its pid and the parent's end of its socket in *fd;
  * false with the reason in why. */
@@ -265,16 +279,9 @@ static void run_job(const char *runner, const char *so, const ms_host_job *j, do
     char line[512];
     const char *phase = "verifying";
     int got = read_line(&r, deadline, line, sizeof line), n = 0;
-    bool done = false; /* the runner's answer is final (m set) */
-    if (got == 1 && line[0] == 'E') {
-        m->status = strstr(line, "out of memory") ? MS_CRASH : MS_ILLEGAL;
-        set_detail(m, "%s", line + 2);
-        done = true;
-    } else if (got == 1 && line[0] == 'W') {
-        m->status = MS_WRONG;
-        set_detail(m, "%s", line + 2);
-        done = true;
-    } else if (got == 1 && line[0] == 'V') {
+    int v = got == 1 ? verdict(line, m) : -1;
+    bool done = v == 0; /* the runner's answer is final (m set) */
+    if (v == 1) {
         phase = "warming up";
         double t = 0, warm = 0, budget = start + timeout / 2;
         for (int w = 0; got == 1 && w < WARMUP_RUNS && warm < WARMUP_SECONDS && ms_now() < budget; w++)
@@ -441,22 +448,17 @@ static void side_by_side(const char *runner, const char *const *so, const char *
         return;
     }
     char line[512];
-    bool live[64] = {false};
+    bool live[MS_HOST_FINAL_MAX] = {false};
     size_t heard = 0, nlive = 0;
     int got = 1;
     for (; heard < k && (got = read_line(&r, deadline, line, sizeof line)) == 1; heard++) {
-        ms_measurement *m = &out[at[heard]];
-        if (line[0] == 'V')
-            live[heard] = true, nlive++;
-        else if (line[0] == 'W' || line[0] == 'E') {
-            m->status = line[0] == 'W'                ? MS_WRONG
-                        : strstr(line, "out of memory") ? MS_CRASH
-                                                        : MS_ILLEGAL;
-            set_detail(m, "%s", line + 2);
-        } else {
+        int v = verdict(line, &out[at[heard]]);
+        if (v < 0) {
             got = 0;
             break;
         }
+        live[heard] = v == 1;
+        nlive += v == 1;
     }
     const char *phase = "verifying";
     int rounds = 0, outliers = 0;

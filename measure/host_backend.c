@@ -12,29 +12,6 @@ typedef struct {
     double timeout;
 } host_state;
 
-/* The C source of candidate c under symbol sym (malloc'd), or NULL with the
- * generator's reason in why. */
-static char *source_of(const sp_config *c, sp_dtype dt, const char *sym, char *why, size_t len)
-{
-    char *text = NULL;
-    size_t size = 0;
-    FILE *f = open_memstream(&text, &size);
-    if (!f) {
-        snprintf(why, len, "out of memory");
-        return NULL;
-    }
-    bool ok = cg_host_source(f, c, dt, sym, why, len);
-    if (fclose(f) != 0 && ok) {
-        snprintf(why, len, "out of memory");
-        ok = false;
-    }
-    if (!ok) {
-        free(text);
-        return NULL;
-    }
-    return text;
-}
-
 /* Reports job j of the batch as candidate idx[j] to the caller's done. */
 typedef struct {
     const size_t *idx;
@@ -66,7 +43,7 @@ static size_t make_jobs(const sp_problem *p, const sp_candidate *c, size_t n, ms
             continue;
         }
         snprintf(syms[nj], sizeof syms[nj], "nt_k%zu", i);
-        char *src = source_of(&c[i].config, p->dtype, syms[nj], out[i].detail, sizeof out[i].detail);
+        char *src = cg_host_text(&c[i].config, p->dtype, syms[nj], out[i].detail, sizeof out[i].detail);
         if (!src) {
             out[i].status = MS_ILLEGAL;
             continue;

@@ -142,14 +142,10 @@ static bool sign(const ls_script *s, const char *script, const plan *pls, size_t
      * generator writes another kernel for the first candidate does not
      * resume them. */
     if (t->kind == SP_CPU && np > 0 && pls[0].n > 0) {
-        if (!(f = open_memstream(&text, &len)))
-            return false;
         char why[256];
-        bool gen = cg_host_source(f, &pls[0].cands[0].config, pls[0].p->dtype, "nt_sig", why,
-                                  sizeof why);
-        fclose(f);
-        if (gen)
-            rs_hash_hex(text, len, sig->kernel_sig);
+        if ((text = cg_host_text(&pls[0].cands[0].config, pls[0].p->dtype, "nt_sig", why,
+                                 sizeof why)))
+            rs_hash_hex(text, strlen(text), sig->kernel_sig);
         free(text);
     }
     snprintf(sig->version, sizeof sig->version, "%s", NPU_TUNE_VERSION);

@@ -1,6 +1,6 @@
 /* bench_host_configs.c — generated host kernels of several configs for one shape, verified
  * and timed side by side (ms_host_final: bursts of calls, interleaved round-robin). */
-#define _POSIX_C_SOURCE 200809L /* open_memstream, mkdtemp */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,13 +49,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_host_configs: note: '%s' is outside the tuner's legal space "
                             "on this host (see npu-tune model); timed anyway\n", argv[2 + i]);
         snprintf(syms[i], sizeof syms[i], "nt_c%d", i);
-        char *text = NULL, why[256];
-        size_t len = 0;
-        FILE *f = open_memstream(&text, &len);
-        bool ok = f && cg_host_source(f, &c, SP_FP32, syms[i], why, sizeof why);
-        if (f && fclose(f) && ok)
-            ok = false, snprintf(why, sizeof why, "out of memory");
-        if (!ok) {
+        char why[256], *text = cg_host_text(&c, SP_FP32, syms[i], why, sizeof why);
+        if (!text) {
             fprintf(stderr, "bench_host_configs: cannot generate '%s': %s\n", argv[2 + i], why);
             return 1;
         }
