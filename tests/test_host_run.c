@@ -356,7 +356,9 @@ int main(void)
     check_ok(&out[2], &square);
     CHECK_INT(out[1].status, MS_WRONG);
     CHECK(strstr(out[1].detail, "C[48][26] = ") == out[1].detail);
-    CHECK(out[0].nsamples >= 15 && out[0].nsamples == out[2].nsamples);
+    /* at least the final's 11 rounds (more when the kernels are quick; under
+     * contention the 2-thread kernel's calls take a time slice each) */
+    CHECK(out[0].nsamples >= 11 && out[0].nsamples == out[2].nsamples);
     CHECK(strstr(out[0].detail, "final: ") == out[0].detail);
     CHECK(strstr(out[0].detail, "side by side with 1 other,") != NULL);
     /* A kernel that crashes takes the final's runner down with it: every

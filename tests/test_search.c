@@ -38,7 +38,7 @@ static int measure(void *ctx, size_t idx, double *value)
     return !l->fail_all && !isnan(l->value[idx]);
 }
 
-enum { BUMPY, SMOOTH, FAILING };
+enum { BUMPY, SMOOTH, FAILING, EXACT, TIED };
 
 /* How far apart two configs are (log2 ratios of the tile, 1 per other axis). */
 static double config_distance(const sp_config *a, const sp_config *b)
@@ -74,8 +74,12 @@ static land make_land(long M, long N, long K, size_t ncores, int nsplit, int kin
     for (size_t i = 0; i < l.n; i++) {
         const sp_candidate *c = &l.cands[i];
         double u = (double)(mix(&c->config) % 1000) / 1000.0;
+        if (kind == TIED) /* a model that rates every candidate the same */
+            l.cands[i].fig.est_cycles = 1e6;
         if (kind == SMOOTH)
             l.value[i] = c->fig.est_cycles * (1 + 0.5 * config_distance(&c->config, &centre));
+        else if (kind == EXACT)
+            l.value[i] = 2 * c->fig.est_cycles;
         else
             l.value[i] = c->fig.est_cycles * (1 + 0.3 * u);
         if (kind == FAILING && u < 0.2)
@@ -229,6 +233,23 @@ static void test_model_smooth(void)
     free_land(&l);
 }
 
+/* Where model stops: at once after its climb when the model is exact (every
+ * measured / estimated ratio alike), never short of the budget when it ties
+ * every candidate that the measurements tell apart. */
+static void test_model_stop(void)
+{
+    land exact = make_land(64, 48, 80, 3, 3, EXACT), tied = make_land(64, 48, 80, 3, 3, TIED);
+    size_t budget = 60, seq[60];
+    size_t ne = run("model", &exact, budget, 1, seq);
+    CHECK(ne >= 8 && ne < budget / 2);
+    CHECK(best_of(&exact, seq, ne) == optimum(&exact));
+    size_t nt = run("model", &tied, budget, 1, seq);
+    CHECK_INT(nt, budget);
+    CHECK(distinct(seq, nt, tied.n));
+    free_land(&exact);
+    free_land(&tied);
+}
+
 static void test_find(void)
 {
     land l = make_land(64, 48, 80, 3, 3, BUMPY);
@@ -325,6 +346,7 @@ int main(void)
     }
     test_exhaustive();
     test_model_smooth();
+    test_model_stop();
     test_find();
     test_neighbours();
     test_api();

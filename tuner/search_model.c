@@ -3,6 +3,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include <gsl/gsl_statistics_double.h>
+
 #include "search_internal.h"
 
 /* The model's best measured first, as one batch for a parallel backend. */
@@ -10,15 +12,20 @@
 
 typedef struct {
     size_t next;   /* model-order position before which every index was asked */
-    double ratio;  /* lowest measured / estimated so far (+inf before one) */
+    double *ratio; /* measured / estimated of the ok measurements, ascending */
+    size_t nratio;
 } model_state;
 
 static bool model_init(tn_search *s)
 {
     model_state *m = calloc(1, sizeof *m);
-    if (!m)
+    double *r = malloc((s->budget ? s->budget : 1) * sizeof *r);
+    if (!m || !r) {
+        free(m);
+        free(r);
         return false;
-    m->ratio = INFINITY;
+    }
+    m->ratio = r;
     s->impl = m;
     return true;
 }
@@ -48,13 +55,20 @@ static size_t model_ask(tn_search *s, size_t *idx, size_t max)
         return k;
     /* A full round of the best's neighbours brought no improvement. Go on
      * down the ranking (climbing again from whatever improves) only while the
-     * model, scaled by its most optimistic error seen, says the next one
-     * could still beat the best; else stop short of the budget. */
+     * next one could still beat the best: its estimate scaled by the lowest
+     * measured / estimated ratio seen, made as much lower again as the
+     * median ratio is above the lowest (the model's spread so far: a model
+     * that ties configs the machine tells apart keeps the search going, an
+     * exact one stops it at once); else stop short of the budget. */
     while (m->next < s->n && !tn__untried(s, s->order[m->next]))
         m->next++;
-    if (m->next == s->n ||
-        s->cands[s->order[m->next]].fig.est_cycles * m->ratio >= s->value[s->best])
+    if (m->next == s->n)
         return 0;
+    if (m->nratio > 0) {
+        double lo = m->ratio[0], med = gsl_stats_median_from_sorted_data(m->ratio, 1, m->nratio);
+        if (s->cands[s->order[m->next]].fig.est_cycles * lo * (lo / med) >= s->value[s->best])
+            return 0;
+    }
     return ranked(s, m, idx, max < FIRST ? max : FIRST);
 }
 
@@ -62,8 +76,20 @@ static void model_tell(tn_search *s, size_t idx, bool ok, double value)
 {
     model_state *m = s->impl;
     double est = s->cands[idx].fig.est_cycles;
-    if (ok && est > 0 && value / est < m->ratio)
-        m->ratio = value / est;
+    if (!ok || !(est > 0) || m->nratio == s->budget)
+        return;
+    size_t at = m->nratio++; /* insertion keeps the ratios ascending */
+    for (; at > 0 && m->ratio[at - 1] > value / est; at--)
+        m->ratio[at] = m->ratio[at - 1];
+    m->ratio[at] = value / est;
+}
+
+static void free_model(tn_search *s)
+{
+    model_state *m = s->impl;
+    if (m)
+        free(m->ratio);
+    free(m);
 }
 
 static void free_impl(tn_search *s)
@@ -71,7 +97,7 @@ static void free_impl(tn_search *s)
     free(s->impl);
 }
 
-const tn_strategy tn_strategy_model = {"model", model_init, model_ask, model_tell, free_impl};
+const tn_strategy tn_strategy_model = {"model", model_init, model_ask, model_tell, free_model};
 
 /* ---- exhaustive: everything, in model order, so a budget cut keeps the best-ranked ---- */
 
