@@ -161,8 +161,17 @@ while IFS=, read -r _ M N K _ _ _ _ _ _ _ _ _ _ measured _; do
 done < <(tail -n +3 "$work/out/tiny-table.csv")
 micro=$(tail -n +3 "$work/out/tiny-table.csv" | cut -d, -f17 | sort -u | tr '\n' ' ')
 case "$micro" in *6x16*|*4x32*) ok ;; *) bad "table micro-tiles: '$micro'" ;; esac
-run 0 --quiet tiny.lua # resumed: nothing measured again
+run 0 --quiet --format csv tiny.lua # resumed: nothing measured again
 same "resumed journal" "$(tail -n +2 "$work/out/tiny.csv" | wc -l | tr -d ' ')" "$journal_rows"
+# The model's pick (measured ok) is a finalist: the summary's gap sets two
+# figures of one final against each other.
+printf '%s\n' "$out" >"$work/summary.csv"
+pick_check=$(awk -F, 'FNR == 1 { next } FILENAME != ARGV[2] { if ($22 == "final") fin[$2 "x" $3 "x" $4] = fin[$2 "x" $3 "x" $4] " " $19; next }
+    { shape = $2 "x" $3 "x" $4; if (!(shape in fin) || $22 == "") next; n++; found = 0
+      k = split(fin[shape], v, " "); for (q = 1; q <= k; q++) if (v[q] - $22 <= 1e-5 * v[q] && $22 - v[q] <= 1e-5 * v[q]) found = 1
+      if (!found) print "pick of " shape " measured " $22 " is no final figure (" fin[shape] " )" }
+    END { if (!n) print "no problem had a final and a measured pick" }' "$work/out/tiny.csv" "$work/summary.csv")
+same "model's pick in the final" "$pick_check" ""
 # A journal of other generated kernels (as after an upgrade) is not resumed.
 has "kernel signature" "$(cat "$work/out/tiny.csv.sig")" "kernel_sig="
 cp "$work/out/tiny.csv.sig" "$work/tiny.sig.saved"

@@ -296,6 +296,27 @@ static void test_neighbours(void)
     free_land(&l);
 }
 
+/* The final's candidates: the fastest ok within the margin, in order, then
+ * the model's pick when it is ok and not one of them. */
+static void test_finalists(void)
+{
+    const double v[] = {5.0, 1.0, 1.05, 9.0, 1.02, 1.2, 1.08, 0.5};
+    const bool ok[] = {true, true, true, true, true, true, true, false};
+    size_t n = sizeof v / sizeof v[0], out[5];
+    size_t nf = tn_finalists(v, ok, n, 3, 4, 0.10, out); /* pick far behind */
+    CHECK(nf == 5 && out[0] == 1 && out[1] == 4 && out[2] == 2 && out[3] == 6 && out[4] == 3);
+    nf = tn_finalists(v, ok, n, 2, 4, 0.10, out); /* pick among them: not twice */
+    CHECK(nf == 4 && out[0] == 1 && out[1] == 4 && out[2] == 2 && out[3] == 6);
+    nf = tn_finalists(v, ok, n, 7, 4, 0.10, out); /* pick failed */
+    CHECK(nf == 4 && out[3] == 6);
+    nf = tn_finalists(v, ok, n, 1, 4, 0.01, out); /* one within 1%, the pick is it */
+    CHECK(nf == 0);
+    nf = tn_finalists(v, ok, n, 0, 4, 0.01, out); /* one within 1%, and the pick */
+    CHECK(nf == 2 && out[0] == 1 && out[1] == 0);
+    bool none[8] = {false};
+    CHECK(tn_finalists(v, none, n, 0, 4, 0.10, out) == 0);
+}
+
 static void test_api(void)
 {
     land l = make_land(48, 32, 48, 2, 2, BUMPY);
@@ -348,6 +369,7 @@ int main(void)
     test_model_smooth();
     test_model_stop();
     test_find();
+    test_finalists();
     test_neighbours();
     test_api();
     return CHECK_DONE();

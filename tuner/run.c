@@ -15,9 +15,9 @@
 #include "search.h"
 
 /* The final (backends that have one): the best TN_FINALISTS candidates of
- * the search, at most TN_FINAL_MARGIN slower than its best, are timed again
- * side by side. */
-enum { TN_FINALISTS = 4 };
+ * the search, at most TN_FINAL_MARGIN slower than its best, and the model's
+ * pick are timed again side by side. */
+enum { TN_FINALISTS = 4, TN_FINAL_MAX = TN_FINALISTS + 1 };
 #define TN_FINAL_MARGIN 0.10
 
 /* One problem: its legal space, what was measured, the winner. */
@@ -30,7 +30,7 @@ typedef struct {
     size_t measured, failed, resumed;
     long best;             /* index of the best verified measurement, -1 if none */
     long pick;             /* the model's pick (lowest est_cycles) */
-    size_t fin[TN_FINALISTS], nfin; /* the candidates the final measured, if any */
+    size_t fin[TN_FINAL_MAX], nfin; /* the candidates the final measured, if any */
 } plan;
 
 /* The legal candidates the constraint keeps (the Lua constraint runs here,
@@ -252,44 +252,41 @@ static long best_ok(const plan *pl)
 /* The final, when the backend has one: the best few ok measurements of the
  * search (TN_FINALISTS, TN_FINAL_MARGIN) are timed again side by side, so
  * that drift of the machine between their separate measurements does not
- * choose the winner. Their final measurements replace the search's and are
- * journaled (round "final"); a finalist that fails in it keeps its search
- * measurement (with a warning) and takes no part in the choice. */
+ * choose the winner; the model's pick joins them when it measured ok, so the
+ * summary's gap compares two figures of one final. Their final measurements
+ * replace the search's and are journaled (round "final"); a finalist that
+ * fails in it keeps its search measurement (with a warning) and takes no
+ * part in the choice. */
 static bool final_round(tn_session *r, plan *pl, char *err, size_t errlen)
 {
-    long best = best_ok(pl);
-    if (best < 0 || !r->backend->final)
+    if (!r->backend->final || best_ok(pl) < 0)
         return true;
     /* A resumed run that measured nothing new and whose journal holds this
      * problem's final: its finalists stand (holding it again would choose
      * among the figures of two finals). */
-    for (size_t i = 0; pl->resumed == pl->measured && i < pl->n && pl->nfin < TN_FINALISTS; i++) {
+    for (size_t i = 0; pl->resumed == pl->measured && i < pl->n && pl->nfin < TN_FINAL_MAX; i++) {
         const rs_entry *e = rs_cache_find(r->cache, pl->p, &pl->cands[i].config);
         if (e && strcmp(e->round, "final") == 0 && pl->ms[i].status == MS_OK)
             pl->fin[pl->nfin++] = i;
     }
     if (pl->nfin)
         return true;
-    size_t fin[TN_FINALISTS], nf = 0;
-    double limit = pl->ms[best].value * (1 + TN_FINAL_MARGIN);
-    for (size_t i = 0; i < pl->n; i++) { /* the fastest, in order */
-        const ms_measurement *m = &pl->ms[i];
-        if (m->status != MS_OK || m->value > limit)
-            continue;
-        size_t at = nf;
-        while (at > 0 && pl->ms[fin[at - 1]].value > m->value)
-            at--;
-        if (at == TN_FINALISTS)
-            continue;
-        for (size_t q = nf < TN_FINALISTS ? nf : TN_FINALISTS - 1; q > at; q--)
-            fin[q] = fin[q - 1];
-        fin[at] = i;
-        nf += nf < TN_FINALISTS;
+    double *value = malloc(sizeof *value * pl->n);
+    bool *ok = malloc(sizeof *ok * pl->n);
+    if (!value || !ok) {
+        free(value), free(ok);
+        snprintf(err, errlen, "out of memory");
+        return false;
     }
-    if (nf < 2)
+    for (size_t i = 0; i < pl->n; i++)
+        value[i] = pl->ms[i].value, ok[i] = pl->ms[i].status == MS_OK;
+    size_t fin[TN_FINAL_MAX];
+    size_t nf = tn_finalists(value, ok, pl->n, (size_t)pl->pick, TN_FINALISTS, TN_FINAL_MARGIN, fin);
+    free(value), free(ok);
+    if (nf == 0)
         return true;
-    sp_candidate c[TN_FINALISTS];
-    ms_measurement got[TN_FINALISTS];
+    sp_candidate c[TN_FINAL_MAX];
+    ms_measurement got[TN_FINAL_MAX];
     for (size_t k = 0; k < nf; k++)
         c[k] = pl->cands[fin[k]];
     r->backend->final(r->backend, ls_target(r->script), pl->p, c, nf, got);
@@ -453,7 +450,8 @@ static void summary(const tn_session *r, const plan *pls, size_t np)
         nfinal += pls[i].nfin > 0;
     if (nfinal)
         printf("final: for %zu of %zu problems the search's best (up to %d, within %.0f%% of the "
-               "best) were timed again side by side; the best config is the final's\n",
+               "best) and the model's pick were timed again side by side; the best config is the "
+               "final's\n",
                nfinal, np, TN_FINALISTS, 100 * TN_FINAL_MARGIN);
     if (!r->have_roof)
         return;

@@ -4,6 +4,7 @@
 #define NPU_TUNE_SEARCH_H
 
 #include <gsl/gsl_rng.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "space.h"
@@ -37,6 +38,13 @@ size_t tn_search_ask(tn_search *s, size_t *idx, size_t max);
 void tn_search_tell(tn_search *s, size_t idx, int ok, double value);
 
 void tn_search_close(tn_search *s);
+
+/* The final's candidates into out[0..most]: the fastest ok values (up to
+ * `most`, in order, none more than `margin` above the best), then the
+ * model's pick when it is ok and not among them. Returns how many, or 0
+ * when fewer than two (nothing to compare side by side). */
+size_t tn_finalists(const double *value, const bool *ok, size_t n, size_t pick, size_t most,
+                    double margin, size_t *out);
 
 /* Index of config c in a sorted candidate array, or (size_t)-1. */
 size_t tn_search_find(const sp_candidate *cands, size_t n, const sp_config *c);

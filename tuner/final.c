@@ -1,0 +1,35 @@
+/* final.c — who takes part in a shape's final: the search's fastest ok
+ * measurements within a margin of the best, and the model's pick. */
+#include "search.h"
+
+size_t tn_finalists(const double *value, const bool *ok, size_t n, size_t pick, size_t most,
+                    double margin, size_t *out)
+{
+    long best = -1;
+    for (size_t i = 0; i < n; i++)
+        if (ok[i] && (best < 0 || value[i] < value[best]))
+            best = (long)i;
+    if (best < 0 || most == 0)
+        return 0;
+    double limit = value[best] * (1 + margin);
+    size_t nf = 0;
+    for (size_t i = 0; i < n; i++) { /* insertion into the fastest `most`, in order */
+        if (!ok[i] || value[i] > limit)
+            continue;
+        size_t at = nf;
+        while (at > 0 && value[out[at - 1]] > value[i])
+            at--;
+        if (at == most)
+            continue;
+        for (size_t q = nf < most ? nf : most - 1; q > at; q--)
+            out[q] = out[q - 1];
+        out[at] = i;
+        nf += nf < most;
+    }
+    bool in = pick >= n || !ok[pick];
+    for (size_t k = 0; k < nf; k++)
+        in |= out[k] == pick;
+    if (!in)
+        out[nf++] = pick;
+    return nf < 2 ? 0 : nf;
+}
