@@ -616,6 +616,7 @@ static bool scripts_prepare(script_set *s, const char *dir, char *err, size_t er
             }
             continue;
         }
+        /* mkstemp's template: it replaces the six X with a unique suffix */
         snprintf(s->path[i], len, "%s/.%s.XXXXXX", dir, scripts[i].name);
         int fd = mkstemp(s->path[i]);
         if (fd < 0) {
