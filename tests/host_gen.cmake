@@ -16,6 +16,8 @@ add_test(NAME bench_host_kernel
                  $<TARGET_FILE:bench_host_kernel> ${PROJECT_SOURCE_DIR}
                  ${CMAKE_CURRENT_BINARY_DIR}/host-bench)
 set_tests_properties(bench_host_kernel PROPERTIES LABELS bench TIMEOUT 1800)
+# ... and, in the default suite, its fixed fallback configs: still legal and generated.
+add_test(NAME host_bench_fixed COMMAND bench_host_kernel --check-fixed)
 
 # How well the host model ranks a random sample of measured configs.
 add_executable(bench_host_model ${CMAKE_CURRENT_LIST_DIR}/bench/bench_host_model.c)

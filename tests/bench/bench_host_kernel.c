@@ -35,8 +35,8 @@ static const char *const coretypes[NCORE] = {NULL, "SkylakeX", "Cooperlake", "Sa
 
 /* Fixed configs per shape and thread count, used for the cells that no
  * --table or --config covers, so the bench runs on its own: legal in the
- * tuner's host space (48 KiB L1d, >= 1 MiB L2), the winners of one tuned run
- * on a 2-core AVX-512 EPYC. The figures README quotes are of tuned kernels:
+ * tuner's host space (48 KiB L1d, >= 1 MiB L2; --check-fixed checks it), the
+ * winners of one tuned run on a 2-core AVX-512 EPYC. The figures README quotes are of tuned kernels:
  * tests/bench/host_bench.sh tunes at 1 and 2 threads and passes both tables
  * (the config column says where each kernel came from). */
 #define CFG(S, M, N, K, C, SP, MR, NR)                                                             \
@@ -385,6 +385,58 @@ static bool load_table(const char *path)
     return true;
 }
 
+/* The machine the fixed configs were tuned on, as a host target: 2 cores,
+ * AVX-512 (16 lanes, 32 registers), 48 KiB L1d, 1 MiB L2, 32 MiB L3. */
+static void fixed_machine(sp_target *t)
+{
+    ms_hostinfo h = {.cores = 2, .cache = {48 << 10, 1 << 20, 32 << 20}, .simd_floats = 16,
+                     .vregs = 32, .isa = "avx512"};
+    ms_host_target(&h, t);
+}
+
+/* Whether every fixed config is legal for its shape on that machine and the
+ * generator writes it (each failure one line on stderr): they are the
+ * bench's fallbacks, and a change of the space's rules or of the generator
+ * must not leave them behind. */
+static bool check_fixed(void)
+{
+    sp_target t;
+    fixed_machine(&t);
+    FILE *sink = fopen("/dev/null", "w");
+    if (!sink) {
+        perror("bench_host_kernel: /dev/null");
+        return false;
+    }
+    bool ok = true;
+    for (int s = 0; s < NSHAPE; s++)
+        for (int th = 0; th < NTHR; th++) {
+            const sp_config *c = &table[s][th];
+            const int *d = shapes[s];
+            sp_problem p = {.name = "bench", .M = d[0], .N = d[1], .K = d[2], .batch = 1,
+                            .dtype = SP_FP32};
+            char what[64], why[1024] = "", err[256];
+            snprintf(what, sizeof what, "fixed config of %dx%dx%d at %d thread%s", d[0], d[1],
+                     d[2], th + 1, th ? "s" : "");
+            if (c->cores != th + 1)
+                snprintf(why, sizeof why, "cores = %d", c->cores);
+            else if (sp_check(&t, &p, c)) {
+                sp_explain(&t, &p, c, why, sizeof why);
+                size_t n = strlen(why);
+                while (n > 0 && why[n - 1] == '\n')
+                    why[--n] = '\0';
+                for (char *nl = strchr(why, '\n'); nl; nl = strchr(nl, '\n'))
+                    *nl = ';'; /* one line per failure */
+            } else if (!cg_host_source(sink, c, SP_FP32, "fixed", err, sizeof err))
+                snprintf(why, sizeof why, "the generator refuses it: %s", err);
+            if (why[0]) {
+                fprintf(stderr, "bench_host_kernel: %s: %s\n", what, why);
+                ok = false;
+            }
+        }
+    fclose(sink);
+    return ok;
+}
+
 static void usage(void)
 {
     fprintf(stderr,
@@ -395,7 +447,9 @@ static void usage(void)
             "             are stopped meanwhile)\n"
             "  --table    take the configs from a tuning table's rows with a bench shape, at\n"
             "             the row's cores (repeatable; cells no table covers use fixed configs)\n"
-            "  --config   this config for every shape at THREADS threads\n");
+            "  --config   this config for every shape at THREADS threads\n"
+            "  --check-fixed  only check that the fixed configs are legal on the machine they\n"
+            "             were tuned on and generate (exit 0), else name each failure (exit 1)\n");
 }
 
 int main(int argc, char **argv)
@@ -413,6 +467,12 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "--table") == 0 && i + 1 < argc) {
             if (!load_table(argv[++i]))
                 return 2;
+        } else if (strcmp(argv[i], "--check-fixed") == 0) {
+            if (!check_fixed())
+                return 1;
+            printf("bench_host_kernel: the %d fixed configs are legal and generate\n",
+                   NSHAPE * NTHR);
+            return 0;
         } else if (strcmp(argv[i], "--config") == 0 && i + 2 < argc) {
             int t = atoi(argv[++i]) - 1;
             sp_config c;
