@@ -1,6 +1,6 @@
 /* table.c — files written whole (a temporary file renamed into place) and the
  * tuning table: its signature line, strict reading, and picking an entry. */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* realpath(path, NULL), fchmod */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -38,40 +38,98 @@ bool rs_make_parents(const char *path, char *err, size_t errlen)
     return ok;
 }
 
-/* Temporary file "PATH.tmp" beside path, fsync'd, renamed over path. The
- * name is fixed (not per process) so that a run killed between writing and
- * renaming leaves nothing the next run does not overwrite. */
-bool rs_write_atomic(const char *path, bool (*write)(FILE *f, void *ctx), void *ctx, char *err,
-                     size_t errlen)
+/* Where a write to path lands: path itself, or for a symlink the file it
+ * names, which need not exist yet (so the link survives); malloc'd, NULL
+ * when out of memory. */
+static char *write_target(const char *path)
 {
-    if (!rs_make_parents(path, err, errlen))
-        return false;
-    size_t len = strlen(path) + 32;
-    char *tmp = malloc(len);
-    if (!tmp) {
-        snprintf(err, errlen, "cannot write '%s': out of memory", path);
-        return false;
-    }
-    snprintf(tmp, len, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
+    struct stat st;
+    if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode))
+        return strdup(path);
+    char *real = realpath(path, NULL);
+    if (real)
+        return real;
+    char link[4096]; /* a dangling link: its text, relative to its directory */
+    ssize_t n = readlink(path, link, sizeof link - 1);
+    if (n <= 0)
+        return strdup(path);
+    link[n] = '\0';
+    const char *slash = strrchr(path, '/');
+    size_t dir = link[0] == '/' || !slash ? 0 : (size_t)(slash - path) + 1;
+    char *dest = malloc(dir + (size_t)n + 1);
+    if (dest)
+        memcpy(dest, path, dir), memcpy(dest + dir, link, (size_t)n + 1);
+    return dest;
+}
+
+/* Writes into an existing FIFO, device or the like, which cannot be
+ * replaced: directly, as far as it takes. */
+static bool write_through(const char *path, bool (*write)(FILE *f, void *ctx), void *ctx,
+                          char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "w");
     if (!f) {
-        snprintf(err, errlen, "cannot open '%s': %s", tmp, strerror(errno));
-        free(tmp);
+        snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
         return false;
     }
     errno = 0;
-    bool ok = write(f, ctx) && fflush(f) == 0 && !ferror(f) && fsync(fileno(f)) == 0;
+    bool ok = write(f, ctx) && fflush(f) == 0 && !ferror(f);
     ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path)) {
+    if (!ok)
         snprintf(err, errlen, "cannot write '%s': %s", path, errno ? strerror(errno) : "write failed");
-        unlink(tmp);
-        free(tmp);
-        return false;
-    }
-    free(tmp);
-    return true;
+    return ok;
 }
 
+/* A temporary file of a unique name beside path ("PATH.tmp.PID.N", so two
+ * processes writing one path never share it), fsync'd, given the mode the
+ * file has (else 0666 less the umask), renamed over path. A file that is
+ * not a regular one (a FIFO, /dev/stdout) is written directly; a symlink
+ * is written through. */
+bool rs_write_atomic(const char *path, bool (*write)(FILE *f, void *ctx), void *ctx, char *err,
+                     size_t errlen)
+{
+    struct stat st;
+    bool exists = stat(path, &st) == 0;
+    if (exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        return write_through(path, write, ctx, err, errlen);
+    if (exists && S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(EISDIR));
+        return false;
+    }
+    char *dest = write_target(path), *tmp = dest ? malloc(strlen(dest) + 40) : NULL;
+    if (!tmp) {
+        snprintf(err, errlen, "cannot write '%s': out of memory", path);
+        free(dest);
+        return false;
+    }
+    if (!rs_make_parents(dest, err, errlen)) {
+        free(dest), free(tmp);
+        return false;
+    }
+    static unsigned serial; /* main thread only, like every file write */
+    snprintf(tmp, strlen(dest) + 40, "%s.tmp.%ld.%u", dest, (long)getpid(), serial++);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666); /* the umask applies */
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+    if (!f) {
+        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd), unlink(tmp);
+        free(dest), free(tmp);
+        return false;
+    }
+    errno = 0;
+    bool ok = (!exists || fchmod(fd, st.st_mode & 07777) == 0) && write(f, ctx) &&
+              fflush(f) == 0 && !ferror(f) && fsync(fd) == 0;
+    ok = fclose(f) == 0 && ok;
+    if (!ok || rename(tmp, dest)) {
+        snprintf(err, errlen, "cannot write '%s': %s", path, errno ? strerror(errno) : "write failed");
+        unlink(tmp);
+        free(dest), free(tmp);
+        return false;
+    }
+    free(dest), free(tmp);
+    return true;
+}
 
 /* The whole file behind fd, NUL-terminated. */
 bool rs_read_all(int fd, char **buf, size_t *len)

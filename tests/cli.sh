@@ -52,7 +52,7 @@ has "tails pad" "$out" "legal: yes"
 run 2 model --shape 512x768x768
 same "no target" "$(printf '%s\n' "$err" | head -n 1)" "npu-tune: model: --target is required"
 run 2 model --target ascend910 --shape 512x768
-same "bad shape" "$(printf '%s\n' "$err" | head -n 1)" "npu-tune: model: --shape '512x768' must be MxNxK"
+same "bad shape" "$(printf '%s\n' "$err" | head -n 1)" "npu-tune: model: --shape '512x768' must be MxNxK, each 1 to 1048576"
 run 2 model --target ascend999 --shape 512x768x768
 same "unknown target" "$err" "npu-tune: model: unknown target 'ascend999' (known: ascend310, ascend910, ascend910b, host)"
 run 2 model --target ascend910 --shape 16x16x16 --split Q

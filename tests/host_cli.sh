@@ -185,6 +185,16 @@ same "bf16 journal" "$(tail -n +2 "$work/out/tiny16.csv" | grep ',search$' | cut
 run 0 gen --table out/tiny-table.csv --shape 100x37x50 -o k_table.c
 same "gen --table exact" "$err" ""
 check_kernel "gen --table" "$work/k_table.c"
+run 0 gen --table out/tiny16-table.csv --shape 100x37x50 -o k_table16.c # its dtype: bf16
+same "gen --table bf16 exact" "$err" ""
+has "gen --table bf16" "$(cat "$work/k_table16.c")" "void nt_sbgemm(int M, int N, int K, const uint16_t *A"
+run 2 gen --table out/tiny-table.csv --shape 100x37x50 --cores 2 -o k_table2.c
+has "gen --table --cores" "$err" "npu-tune: gen: --table takes the config from the table; drop --strategy, --tile, --double-buffer, --cores, --split and --micro"
+[ ! -e "$work/k_table2.c" ] && ok || bad "gen --table --cores wrote a kernel"
+# -o through a symlink writes its file and keeps the link
+ln -sf k_real.c "$work/k_link.c"
+run 0 gen --table out/tiny-table.csv --shape 100x37x50 -o k_link.c
+[ -L "$work/k_link.c" ] && cmp -s "$work/k_real.c" "$work/k_table.c" && ok || bad "gen -o symlink"
 run 0 table export out/tiny-table.csv -o tiny.h
 cat >"$work/lookup.c" <<'C'
 #include <stdio.h>
@@ -233,6 +243,12 @@ statuses=$(tail -n +2 "$work/out/plant.csv" | grep ',search$' | cut -d, -f18 | s
 same "planted statuses" "$statuses" "crash=1 ok=6 timeout=1 "
 has "planted crash detail" "$(cat "$work/out/plant.csv")" ",crash,"
 same "planted table" "$(tail -n +3 "$work/out/plant-table.csv" | cut -d, -f1,16)" "plant,s"
+# A compiler that fails every candidate: the run says why, not only that none measured ok.
+sed -e 's/budget = 8/budget = 2/' -e 's/, micro = "4x16"//' -e 's|out/plant|out/nocc|g' "$work/plant.lua" >"$work/nocc.lua"
+(cd "$work" && CC=false "$bin" --quiet nocc.lua >"$work/.out" 2>"$work/.err")
+same "no compiler exit" "$?" "1"
+has "no compiler why" "$(cat "$work/.err")" "npu-tune: warning: plant: none of 2 candidates measured ok; the first, "
+has "no compiler reason" "$(cat "$work/.err")" ", is illegal: the compiler failed without a message"
 
 # --- kinds that do not mix ---
 printf 'target "host"\nmatmul { name = "x", shapes = { {64, 64, 64} } }\ntune { measure = "sim" }\n' >"$work/hostsim.lua"

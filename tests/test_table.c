@@ -1,7 +1,9 @@
 /* test_table.c — the tuning table: exact bytes, strict reading of malformed or
  * foreign tables, picking an entry for a shape, and the generated C header compiled. */
 #define _XOPEN_SOURCE 700
+#include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -94,6 +96,48 @@ static bool write_specs(const char *path, const spec *s, size_t n)
     return rs_table_write(path, &sig, rows, n, err, sizeof err);
 }
 
+/* Whether a temporary file ("*.tmp.*") is left in dir. */
+static bool leftover_tmp(void)
+{
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "ls '%s/t' | grep -q '\\.tmp\\.'", dir);
+    return system(cmd) == 0;
+}
+
+static bool write_text(FILE *f, void *ctx)
+{
+    return fputs(ctx, f) >= 0;
+}
+
+/* A write lands where the path leads and keeps what the path is: through a
+ * symlink into its file (the link stays), into a FIFO without replacing it;
+ * a directory is refused. */
+static void write_kinds(void)
+{
+    const char *real = at("t/real.csv"), *link = at("t/link.csv"), *fifo = at("t/fifo");
+    put(real, "old\n");
+    CHECK(symlink("real.csv", link) == 0);
+    CHECK(rs_write_atomic(link, write_text, "new\n", err, sizeof err));
+    struct stat st;
+    CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+    CHECK_STR(slurp(real), "new\n");
+
+    CHECK(mkfifo(fifo, 0600) == 0);
+    int fd = open(fifo, O_RDWR | O_NONBLOCK); /* both ends: the write does not block */
+    CHECK(fd >= 0);
+    CHECK(rs_write_atomic(fifo, write_text, "through\n", err, sizeof err));
+    CHECK(stat(fifo, &st) == 0 && S_ISFIFO(st.st_mode));
+    char buf[32] = "";
+    CHECK(fd >= 0 && read(fd, buf, sizeof buf - 1) == 8);
+    CHECK_STR(buf, "through\n");
+    if (fd >= 0)
+        close(fd);
+
+    CHECK(!rs_write_atomic(at("t"), write_text, "x", err, sizeof err));
+    CHECK(strstr(err, "Is a directory") != NULL);
+    CHECK(!leftover_tmp());
+}
+
 static void round_trip(void)
 {
     const char *path = at("t/bert-table.csv");
@@ -105,9 +149,7 @@ static void round_trip(void)
     CHECK_STR(slurp(path), want);
     /* Rewriting replaces the whole file and leaves no temporary behind. */
     CHECK(write_specs(path, all, NSPEC));
-    char tmp[600];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    CHECK(access(tmp, F_OK) != 0);
+    CHECK(!leftover_tmp());
 
     rs_entry *e;
     size_t n;
@@ -489,6 +531,7 @@ int main(void)
     }
     build_specs();
     round_trip();
+    write_kinds();
     malformed();
     pick();
     header_round_trip();

@@ -48,6 +48,14 @@ static int from_table(tn_request *r)
         tn_error("gen: %s", err);
         rc = TN_USAGE;
     }
+    /* without --dtype, the dtype the table tuned this shape in (the first
+     * entry of the shape's, as a table of one shape in two dtypes is rare) */
+    for (size_t i = 0; rc == TN_OK && !r->have_dtype && i < n; i++)
+        if (e[i].problem.M == r->p.M && e[i].problem.N == r->p.N && e[i].problem.K == r->p.K &&
+            e[i].problem.batch == r->p.batch) {
+            r->p.dtype = e[i].problem.dtype;
+            break;
+        }
     bool exact = false;
     const rs_entry *pick = rc == TN_OK ? rs_table_pick(e, n, &r->t, &r->p, &exact) : NULL;
     char shape[64];
@@ -98,7 +106,10 @@ typedef struct {
 static bool write_host(FILE *f, void *arg)
 {
     host_src *h = arg;
-    return cg_host_source(f, h->c, h->dtype, NULL, h->err, h->errlen);
+    bool ok = cg_host_source(f, h->c, h->dtype, NULL, h->err, h->errlen);
+    if (!ok && ferror(f))
+        h->err[0] = '\0'; /* an I/O error: the writer's message names the file */
+    return ok;
 }
 
 /* A CPU target's kernel: refused with the reasons when the config is not
@@ -142,8 +153,9 @@ int tn_gen(int argc, char **argv)
     if (rc != TN_OK)
         return rc;
     if (r.table) {
-        if (r.strategy >= 0 || r.have_tile) {
-            tn_error("gen: --table takes the config from the table; drop --strategy/--tile");
+        if (r.strategy >= 0 || r.have_tile || r.have_knobs) {
+            tn_error("gen: --table takes the config from the table; drop --strategy, --tile, "
+                     "--double-buffer, --cores, --split and --micro");
             fputs(usage_text, stderr);
             return TN_USAGE;
         }

@@ -43,7 +43,7 @@ int tn_parse_request(int argc, char **argv, const char *cmd, const char *text, i
         case 't': target = optarg; break;
         case 's':
             if (!tn_parse_dims(optarg, v, 3))
-                BAD("--shape '%s' must be MxNxK", optarg);
+                BAD("--shape '%s' must be MxNxK, each 1 to 1048576", optarg);
             r->p.M = v[0], r->p.N = v[1], r->p.K = v[2];
             have_shape = 1;
             break;
@@ -62,7 +62,7 @@ int tn_parse_request(int argc, char **argv, const char *cmd, const char *text, i
             if (!tn_parse_dims(optarg, v, 2) || v[0] > 255 || v[1] > 255)
                 BAD("--micro '%s' must be MRxNR (each 1 to 255)", optarg);
             r->c.mr = (uint8_t)v[0], r->c.nr = (uint8_t)v[1];
-            r->have_micro = 1;
+            r->have_micro = r->have_knobs = 1;
             break;
         case 'S':
             if ((r->strategy = sp_strategy_parse(optarg)) < 0)
@@ -71,7 +71,7 @@ int tn_parse_request(int argc, char **argv, const char *cmd, const char *text, i
             break;
         case 'T':
             if (!tn_parse_dims(optarg, v, 3))
-                BAD("--tile '%s' must be mxnxk", optarg);
+                BAD("--tile '%s' must be mxnxk, each 1 to 1048576", optarg);
             r->c.m = (int32_t)v[0], r->c.n = (int32_t)v[1], r->c.k = (int32_t)v[2];
             r->have_tile = 1;
             break;
@@ -79,16 +79,19 @@ int tn_parse_request(int argc, char **argv, const char *cmd, const char *text, i
             if (strcmp(optarg, "on") && strcmp(optarg, "off"))
                 BAD("--double-buffer '%s' is not on or off", optarg);
             r->c.double_buffer = strcmp(optarg, "on") == 0;
+            r->have_knobs = 1;
             break;
         case 'c':
             if (!tn_parse_dims(optarg, v, 1))
                 BAD("--cores '%s' must be a positive integer", optarg);
             r->c.cores = (int32_t)v[0];
+            r->have_knobs = 1;
             break;
         case 'p':
             if ((o = sp_split_parse(optarg)) < 0)
                 BAD("--split '%s' is not one of M, N, MN", optarg);
             r->c.split = (uint8_t)o;
+            r->have_knobs = 1;
             break;
         case 'f':
             if (!(extras & TN_OPT_FORMAT))

@@ -308,6 +308,22 @@ static bool final_round(tn_session *r, plan *pl, char *err, size_t errlen)
     return true;
 }
 
+
+/* When no candidate of a problem measured ok: one line saying why the first
+ * one failed (the compiler's error, the signal, the wrong element), since
+ * every candidate usually fails alike (no compiler, a broken command). */
+static void none_ok(const plan *pl)
+{
+    for (size_t i = 0; i < pl->n; i++)
+        if (pl->ms[i].status != MS_NSTATUS) {
+            char text[96];
+            config_text(&pl->cands[i].config, text, sizeof text);
+            tn_error("warning: %s: none of %zu candidates measured ok; the first, %s, is %s: %s",
+                     pl->p->name, pl->measured, text, ms_status_name(pl->ms[i].status),
+                     pl->ms[i].detail[0] ? pl->ms[i].detail : "no reason given");
+            return;
+        }
+}
 /* Searches one problem within the budget, then verifies the winner against a
  * reference when the backend can: a failed check is journaled (so a resumed
  * run knows it) and the next best is tried. */
@@ -345,6 +361,8 @@ static bool tune_problem(tn_session *r, size_t pi, plan *pl, char *err, size_t e
     tn_search_close(srch);
     gsl_rng_free(rng);
     tn_progress_done(r, pl->measured);
+    if (ok && pl->measured > 0 && best_ok(pl) < 0)
+        none_ok(pl);
     if (ok)
         ok = final_round(r, pl, err, errlen);
     while (ok && (pl->best = best_ok(pl)) >= 0 && r->backend->verify) {

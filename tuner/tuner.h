@@ -48,6 +48,7 @@ typedef struct {
     int have_target;    /* --target given (else the table names it) */
     int have_dtype;     /* --dtype given (else the target's own: fp16 NPU, fp32 CPU) */
     int have_micro;     /* --micro given (CPU targets; else the target's default) */
+    int have_knobs;     /* --double-buffer, --cores, --split or --micro given */
 } tn_request;
 
 /* Completes a request once its target is known: the target's own dtype and
