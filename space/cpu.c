@@ -15,19 +15,21 @@
  * (compared with the whole level). */
 int64_t sp_cpu_need(const sp_config *c, int level)
 {
-    int64_t f = 4, db = c->double_buffer ? 2 : 1;
+    /* in double, saturated: blocks from a hand-edited table may be ~2^31 */
+    double f = 4, db = c->double_buffer ? 2 : 1, need;
     switch (level) {
     case SP_CL1:
-        return 2 * (int64_t)c->mr * c->k * f; /* half of L1d: the rest streams B and C */
+        need = 2.0 * c->mr * c->k * f; /* half of L1d: the rest streams B and C */
+        break;
     case SP_CL2:
-        return 2 * (int64_t)c->k * c->n * f * db; /* half of L2: the rest streams A and C */
+        need = 2.0 * c->k * c->n * f * db; /* half of L2: the rest streams A and C */
+        break;
     default:
-        if (c->strategy == SP_IS)
-            return (int64_t)c->m * c->k * f * db;
-        if (c->strategy == SP_OS)
-            return (int64_t)c->m * c->n * f * db;
-        return 0; /* WS keeps the B block, which already sits in L2 */
+        need = c->strategy == SP_IS   ? (double)c->m * c->k * f * db
+               : c->strategy == SP_OS ? (double)c->m * c->n * f * db
+                                      : 0; /* WS keeps the B block, which already sits in L2 */
     }
+    return need < 0x1p62 ? (int64_t)need : INT64_C(1) << 62;
 }
 
 /* The L3 bytes one thread may use: the shared L3 split among the threads. */
