@@ -19,12 +19,13 @@ set_tests_properties(bench_host_kernel PROPERTIES LABELS bench TIMEOUT 1800)
 # ... and, in the default suite, its fixed fallback configs: still legal and generated.
 add_test(NAME host_bench_fixed COMMAND bench_host_kernel --check-fixed)
 
-# How well the host model ranks a random sample of measured configs.
+# How well the host model ranks a random sample of measured configs (sampled afresh:
+# an earlier build's journal would not resume).
 add_executable(bench_host_model ${CMAKE_CURRENT_LIST_DIR}/bench/bench_host_model.c)
 target_include_directories(bench_host_model PRIVATE ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(bench_host_model PRIVATE measure space GSL::gsl)
 add_test(NAME bench_host_model
-         COMMAND sh -c "NPU_TUNE_OUT=\"$1\" \"$2\" --quiet \"$3\" && \"$4\" \"$1/host-sample.csv\""
+         COMMAND sh -c "rm -rf \"$1\" && NPU_TUNE_OUT=\"$1\" \"$2\" --quiet \"$3\" && \"$4\" \"$1/host-sample.csv\""
                  bench_host_model ${CMAKE_CURRENT_BINARY_DIR}/host-sample $<TARGET_FILE:npu-tune>
                  ${CMAKE_CURRENT_LIST_DIR}/bench/host_sample.lua $<TARGET_FILE:bench_host_model>)
 set_tests_properties(bench_host_model PROPERTIES LABELS bench TIMEOUT 1800)
