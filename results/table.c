@@ -90,12 +90,12 @@ bool rs_write_atomic(const char *path, bool (*write)(FILE *f, void *ctx), void *
 {
     struct stat st;
     bool exists = stat(path, &st) == 0;
-    if (exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-        return write_through(path, write, ctx, err, errlen);
     if (exists && S_ISDIR(st.st_mode)) {
         snprintf(err, errlen, "cannot write '%s': %s", path, strerror(EISDIR));
         return false;
     }
+    if (exists && !S_ISREG(st.st_mode))
+        return write_through(path, write, ctx, err, errlen);
     char *dest = write_target(path), *tmp = dest ? malloc(strlen(dest) + 40) : NULL;
     if (!tmp) {
         snprintf(err, errlen, "cannot write '%s': out of memory", path);

@@ -2,6 +2,7 @@
  * capacities (halved by double buffering), k = K for IS/WS, core splits. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -267,4 +268,21 @@ int sp_explain(const sp_target *t, const sp_problem *p, const sp_config *c, char
     for (unsigned b = bad; b; b &= b - 1)
         lines++;
     return lines;
+}
+
+int sp_explain_line(const sp_target *t, const sp_problem *p, const sp_config *c, char *out,
+                    size_t outlen)
+{
+    char lines[2048];
+    int n = sp_explain(t, p, c, lines, sizeof lines);
+    size_t used = 0;
+    if (outlen)
+        out[0] = '\0';
+    for (char *s = lines; *s && used + 1 < outlen;) {
+        size_t len = strcspn(s, "\n");
+        int w = snprintf(out + used, outlen - used, "%s%.*s", used ? "; " : "", (int)len, s);
+        used = w > 0 && (size_t)w < outlen - used ? used + (size_t)w : outlen;
+        s += len + (s[len] == '\n');
+    }
+    return n;
 }

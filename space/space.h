@@ -209,6 +209,11 @@ unsigned sp_check(const sp_target *t, const sp_problem *p, const sp_config *c);
 int sp_explain(const sp_target *t, const sp_problem *p, const sp_config *c,
                char *out, size_t outlen);
 
+/* The same rules on one line, joined by "; " (for one-line error messages);
+ * returns the number of rules. */
+int sp_explain_line(const sp_target *t, const sp_problem *p, const sp_config *c, char *out,
+                    size_t outlen);
+
 /* Core grid (cores along M, N) of a split, or false if the split leaves a
  * core without work (or MN has no 2-D grid). */
 bool sp_grid(const sp_problem *p, const sp_config *c, int *gm, int *gn);

@@ -157,6 +157,16 @@ static void new_and_resume(void)
 }
 
 /* Each foreign field is refused with its own message; nothing is returned. */
+/* Reopening path under `other` is refused with "PATH <why>: move it away
+ * or choose another results path". */
+static void refused(const char *path, const rs_signature *other, const char *why)
+{
+    CHECK(reopen(path, other) == NULL);
+    char want[1024];
+    snprintf(want, sizeof want, "%s %s: move it away or choose another results path", path, why);
+    CHECK_STR(err, want);
+}
+
 static void foreign(void)
 {
     const char *path = at("foreign.csv");
@@ -164,57 +174,38 @@ static void foreign(void)
     rs_cache *c = reopen(path, &sig);
     CHECK(c != NULL);
     rs_cache_free(c);
-    char want[1024];
 
     rs_signature other = sig;
     strcpy(other.target, "ascend910b");
     strcpy(other.target_sig, "3c4d5e6f70819203");
-    CHECK(reopen(path, &other) == NULL);
-    snprintf(want, sizeof want,
-             "%s was written for target ascend910 (signature 1a2b3c4d5e6f7081), this run is "
-             "ascend910b (3c4d5e6f70819203): move it away or choose another results path",
-             path);
-    CHECK_STR(err, want);
+    refused(path, &other,
+            "was written for target ascend910 (signature 1a2b3c4d5e6f7081), this run is "
+            "ascend910b (3c4d5e6f70819203)");
 
     other = sig; /* same name, other figures */
     strcpy(other.target_sig, "3c4d5e6f70819203");
-    CHECK(reopen(path, &other) == NULL);
-    snprintf(want, sizeof want,
-             "%s was written for target ascend910 (signature 1a2b3c4d5e6f7081), this run is "
-             "ascend910 (3c4d5e6f70819203): move it away or choose another results path",
-             path);
-    CHECK_STR(err, want);
+    refused(path, &other,
+            "was written for target ascend910 (signature 1a2b3c4d5e6f7081), this run is "
+            "ascend910 (3c4d5e6f70819203)");
 
     other = sig;
     strcpy(other.space_sig, "8899aabbccddeeff");
     strcpy(other.script, "other.lua");
-    CHECK(reopen(path, &other) == NULL);
-    snprintf(want, sizeof want,
-             "%s was written for other problems or another space (signature 0011223344556677, "
-             "script examples/bert.lua), this run's are 8899aabbccddeeff (script other.lua): "
-             "move it away or choose another results path",
-             path);
-    CHECK_STR(err, want);
+    refused(path, &other,
+            "was written for other problems or another space (signature 0011223344556677, "
+            "script examples/bert.lua), this run's are 8899aabbccddeeff (script other.lua)");
 
     other = sig;
     strcpy(other.measure, "model");
-    CHECK(reopen(path, &other) == NULL);
-    snprintf(want, sizeof want,
-             "%s was written with measure sim, this run uses model: move it away or choose "
-             "another results path",
-             path);
-    CHECK_STR(err, want);
+    refused(path, &other, "was written with measure sim, this run uses model");
     /* Kernels from another generator: a journal without the field (an NPU
      * run's, or one written before it existed) is not resumed by a run that
      * has one, nor one with another. */
     other = sig;
     strcpy(other.kernel_sig, "0f1e2d3c4b5a6978");
-    CHECK(reopen(path, &other) == NULL);
-    snprintf(want, sizeof want,
-             "%s was written with other generated kernels (signature none), this build "
-             "generates 0f1e2d3c4b5a6978: move it away or choose another results path",
-             path);
-    CHECK_STR(err, want);
+    refused(path, &other,
+            "was written with other generated kernels (signature none), this build generates "
+            "0f1e2d3c4b5a6978");
     const char *kpath = at("kernels.csv");
     c = reopen(kpath, &other);
     CHECK(c != NULL);
@@ -222,9 +213,9 @@ static void foreign(void)
     char kside[600];
     snprintf(kside, sizeof kside, "%s.sig", kpath);
     CHECK(strstr(slurp(kside), "\nkernel_sig=0f1e2d3c4b5a6978\n") != NULL);
-    char side[600];
-    snprintf(side, sizeof side, "%s.sig", path);
-    CHECK(strstr(slurp(side), "space_sig=") != NULL && strstr(slurp(side), "kernel_sig") == NULL);
+    char sigpath[600];
+    snprintf(sigpath, sizeof sigpath, "%s.sig", path);
+    CHECK(strstr(slurp(sigpath), "space_sig=") != NULL && strstr(slurp(sigpath), "kernel_sig") == NULL);
     rs_signature newer = other;
     strcpy(newer.kernel_sig, "1f1e2d3c4b5a6978");
     CHECK(reopen(kpath, &newer) == NULL);
@@ -233,8 +224,7 @@ static void foreign(void)
     CHECK_STR(slurp(path), header);
 
     /* No sidecar: unknown origin. */
-    char sigpath[600];
-    snprintf(sigpath, sizeof sigpath, "%s.sig", path);
+    char want[1024];
     CHECK(unlink(sigpath) == 0);
     CHECK(reopen(path, &sig) == NULL);
     snprintf(want, sizeof want,

@@ -143,6 +143,12 @@ static void double_buffer(void)
     CHECK_INT(sp_explain(&t, &p, &c, why, sizeof why), 2);
     CHECK_STR(why, "L0A overflows: A-tile 256x128 fp16 needs 131072 bytes (double-buffered: two copies), L0A has 65536\n"
                    "L0B overflows: B-tile 128x256 fp16 needs 131072 bytes (double-buffered: two copies), L0B has 65536\n");
+    CHECK_INT(sp_explain_line(&t, &p, &c, why, sizeof why), 2);
+    CHECK_STR(why, "L0A overflows: A-tile 256x128 fp16 needs 131072 bytes (double-buffered: two copies), L0A has 65536; "
+                   "L0B overflows: B-tile 128x256 fp16 needs 131072 bytes (double-buffered: two copies), L0B has 65536");
+    char small[24];
+    sp_explain_line(&t, &p, &c, small, sizeof small); /* cut, still terminated */
+    CHECK_STR(small, "L0A overflows: A-tile 2");
     sp_figures one = model(&t, &p, cfg(SP_OS, 256, 256, 64, 0, 1, 0));
     sp_figures two = model(&t, &p, cfg(SP_OS, 256, 256, 64, 1, 1, 0));
     CHECK(two.load_elems == one.load_elems);

@@ -2,6 +2,7 @@
  * foreign tables, picking an entry for a shape, and the generated C header compiled. */
 #define _XOPEN_SOURCE 700
 #include <fcntl.h>
+#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -96,12 +97,13 @@ static bool write_specs(const char *path, const spec *s, size_t n)
     return rs_table_write(path, &sig, rows, n, err, sizeof err);
 }
 
-/* Whether a temporary file ("*.tmp.*") is left in dir. */
+/* Whether a temporary file ("*.tmp.*") is left in dir/t. */
 static bool leftover_tmp(void)
 {
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "ls '%s/t' | grep -q '\\.tmp\\.'", dir);
-    return system(cmd) == 0;
+    glob_t g;
+    bool left = glob(at("t/*.tmp.*"), 0, NULL, &g) == 0;
+    globfree(&g);
+    return left;
 }
 
 static bool write_text(FILE *f, void *ctx)

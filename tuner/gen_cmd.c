@@ -119,10 +119,7 @@ static int gen_host(tn_request *r)
     char err[1024] = "";
     if (sp_check(&r->t, &r->p, &r->c)) {
         char why[1024];
-        sp_explain(&r->t, &r->p, &r->c, why, sizeof why);
-        for (char *s = why; *s; s++)
-            if (*s == '\n')
-                *s = s[1] ? ';' : '\0';
+        sp_explain_line(&r->t, &r->p, &r->c, why, sizeof why);
         tn_error("gen: config not legal on %s: %s", r->t.name, why);
         return TN_ERROR;
     }
