@@ -11,7 +11,6 @@
 
 #include "internal.h"
 
-#define NAME_MAX_LEN 40   /* matmul and target names go into CSV files */
 
 static const char *const known_measures[] = {"model", "sim", "host", "command", NULL};
 static const char *const known_searches[] = {"model", "exhaustive", "random", "anneal", NULL};
@@ -182,19 +181,6 @@ static bool get(lua_State *L, const char *key)
     return lua_getfield(L, 1, key) != LUA_TNIL;
 }
 
-static bool valid_name(const char *s, size_t len)
-{
-    if (len < 1 || len > NAME_MAX_LEN)
-        return false;
-    for (size_t i = 0; i < len; i++) {
-        char c = s[i];
-        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '.' || c == '-'))
-            return false;
-    }
-    return true;
-}
-
 /* The string on the top of the stack, checked as a name for CSV files. */
 static const char *top_name(lua_State *L, const char *fn, const char *key)
 {
@@ -202,9 +188,9 @@ static const char *top_name(lua_State *L, const char *fn, const char *key)
         ls_fail(L, fn, "'%s' must be a string", key);
     size_t len;
     const char *v = lua_tolstring(L, -1, &len);
-    if (!valid_name(v, len))
+    if (!sp_label_ok(v, len))
         ls_fail(L, fn, "%s '%.60s' must be 1 to %d characters from A-Z a-z 0-9 _ . -", key, v,
-                NAME_MAX_LEN);
+                SP_LABEL_MAX);
     return v;
 }
 
@@ -337,9 +323,9 @@ static void read_shape(lua_State *L, size_t i, int64_t dims[4])
         lua_rawgeti(L, idx, (lua_Integer)j);
         ok = ls_get_int(L, -1, &v) && v >= 1;
         lua_pop(L, 1);
-        if (ok && v > LS_VALUE_MAX)
+        if (ok && v > SP_VALUE_MAX)
             ls_fail(L, "matmul", "shape %zu: %lld is larger than the largest dimension %d", i,
-                    (long long)v, LS_VALUE_MAX);
+                    (long long)v, SP_VALUE_MAX);
         if (ok)
             dims[j - 1] = v;
     }
@@ -391,7 +377,7 @@ static int l_matmul(lua_State *L)
 
     lua_Integer batch = 1;
     if (get(L, "batch"))
-        batch = top_positive(L, "matmul", "batch", LS_VALUE_MAX);
+        batch = top_positive(L, "matmul", "batch", SP_VALUE_MAX);
     lua_pop(L, 1);
 
     if (!get(L, "shapes"))

@@ -12,7 +12,6 @@
 #include "script.h"
 
 #define LS_WHERE_MAX 96           /* "file:line"; Lua shortens file to 60 chars */
-#define LS_VALUE_MAX (1 << 20)    /* largest dimension, tile or core count */
 #define LS_DSL_ERROR "npu_tune.dsl_error"   /* registry: metatable of DSL errors */
 #define LS_TARGETS "npu_tune.targets"       /* registry: built-in target tables */
 #define LS_SCRIPT "npu_tune.script"         /* registry: the ls_script (light userdata) */
@@ -102,7 +101,7 @@ bool ls_get_int(lua_State *L, int idx, lua_Integer *out);
 const char *ls_describe(lua_State *L, int idx, char *buf, size_t len);
 
 /* Checks that the value at idx is an integer or a list of integers in
- * [1, LS_VALUE_MAX] and stores them sorted and distinct in *out (freeing
+ * [1, SP_VALUE_MAX] and stores them sorted and distinct in *out (freeing
  * what *out held). Raises "fn: 'key' ..." DSL errors. */
 void ls_axis_read(lua_State *L, int idx, const char *fn, const char *key, sp_axis *out);
 

@@ -20,20 +20,6 @@ static bool fail(char *err, size_t errlen, const char *where, const char *what,
     return false;
 }
 
-/* The dtypes t computes, as "fp16, int8". */
-static const char *dtypes_of(const sp_target *t, char *buf, size_t len)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int d = 0; d < SP_NDTYPE && used < len; d++)
-        if (sp_target_computes(t, (sp_dtype)d)) {
-            int w = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", sp_dtype_name(d));
-            if (w > 0)
-                used += (size_t)w;
-        }
-    return buf;
-}
-
 bool ls_check_kinds(ls_script *s, char *err, size_t errlen)
 {
     const sp_target *t = &s->target;
@@ -47,7 +33,7 @@ bool ls_check_kinds(ls_script *s, char *err, size_t errlen)
         if (!sp_target_computes(t, p->dtype))
             return fail(err, errlen, s->problem_where[i], "matmul",
                         "dtype '%s' does not run on target '%s' (%s: computes %s)",
-                        sp_dtype_name(p->dtype), t->name, kind, dtypes_of(t, list, sizeof list));
+                        sp_dtype_name(p->dtype), t->name, kind, sp_target_dtypes(t, list, sizeof list));
     }
 
     const sp_space *sp = &s->space;

@@ -9,7 +9,7 @@
 
 #include "internal.h"
 
-#define MAX_ITEMS LS_VALUE_MAX   /* helpers refuse to build longer lists */
+#define MAX_ITEMS SP_VALUE_MAX   /* helpers refuse to build longer lists */
 
 /* Integral number at idx (2^10 counts, "16" does not) into *out. */
 bool ls_get_int(lua_State *L, int idx, lua_Integer *out)
@@ -172,8 +172,8 @@ static int32_t axis_item(lua_State *L, const char *fn, const char *key, size_t i
     if (!ls_get_int(L, -1, &v) || v < 1)
         ls_fail(L, fn, "'%s' must hold positive integers (item %zu is %s)", key, i,
                 ls_describe(L, -1, d, sizeof d));
-    if (v > LS_VALUE_MAX)
-        ls_fail(L, fn, "'%s' must hold integers <= %d (item %zu is %lld)", key, LS_VALUE_MAX,
+    if (v > SP_VALUE_MAX)
+        ls_fail(L, fn, "'%s' must hold integers <= %d (item %zu is %lld)", key, SP_VALUE_MAX,
                 i, (long long)v);
     return (int32_t)v;
 }

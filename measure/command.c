@@ -490,6 +490,9 @@ static void cmd_measure(ms_backend *b, const sp_target *t, const sp_problem *p,
         if (!parse_time(line, &value, &unit)) {
             snprintf(why, sizeof why, "cannot parse a time from the command's output: '%s'",
                      line);
+        } else if (!(value > 0)) {
+            snprintf(why, sizeof why, "the command printed a time that is not positive: '%s'",
+                     line);
         } else {
             int expected = UNIT_UNDECIDED;
             if (atomic_compare_exchange_strong(&st->unit, &expected, unit))

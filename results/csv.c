@@ -149,10 +149,12 @@ static bool integer(const where *w, int col, const char *s, int64_t lo, int64_t 
     return true;
 }
 
+/* A dimension, tile or core count: 1 to SP_VALUE_MAX, as scripts and the
+ * command line take them. */
 static bool int32(const where *w, int col, const char *s, int32_t *v)
 {
     int64_t x;
-    if (!integer(w, col, s, 1, INT32_MAX, &x))
+    if (!integer(w, col, s, 1, SP_VALUE_MAX, &x))
         return false;
     *v = (int32_t)x;
     return true;
@@ -215,16 +217,23 @@ bool rs_parse_row(char *line, bool journal, rs_entry *e, const char *path, long 
     if (n != want)
         return fail(&w, "%d fields, expected %d", n, want);
     memset(e, 0, sizeof *e);
+    e->line = lineno;
     sp_problem *p = &e->problem;
     sp_config *c = &e->config;
-    int64_t big = INT64_C(1) << 40, db;
+    int64_t db;
     int v;
     double ignored;
-    if (!text(&w, C_PROBLEM, f[C_PROBLEM], p->name, sizeof p->name) ||
-        !integer(&w, C_M, f[C_M], 1, big, &p->M) || !integer(&w, C_N, f[C_N], 1, big, &p->N) ||
-        !integer(&w, C_K, f[C_K], 1, big, &p->K) ||
-        !integer(&w, C_BATCH, f[C_BATCH], 1, big, &p->batch))
+    if (!text(&w, C_PROBLEM, f[C_PROBLEM], NULL, SIZE_MAX))
         return false;
+    if (!sp_label_ok(f[C_PROBLEM], strlen(f[C_PROBLEM])))
+        return fail(&w, "field 'problem' is not a name of 1 to %d characters from A-Z a-z 0-9 _ . -: '%.60s'",
+                    SP_LABEL_MAX, f[C_PROBLEM]);
+    const int dims[4] = {C_M, C_N, C_K, C_BATCH};
+    int64_t *dim[4] = {&p->M, &p->N, &p->K, &p->batch};
+    for (int i = 0; i < 4; i++)
+        if (!integer(&w, dims[i], f[dims[i]], 1, SP_VALUE_MAX, dim[i]))
+            return false;
+    strcpy(p->name, f[C_PROBLEM]);
     if (!choice(&w, C_DTYPE, f[C_DTYPE], sp_dtype_parse, "fp16, int8, fp32 or bf16", &v))
         return false;
     p->dtype = (sp_dtype)v;
@@ -261,6 +270,8 @@ bool rs_parse_row(char *line, bool journal, rs_entry *e, const char *path, long 
     if (*f[measured] || ok) {
         if (!real(&w, measured, f[measured], &e->measured))
             return false;
+        if (ok && e->measured <= 0) /* a time or a cycle count */
+            return fail(&w, "field 'measured' of an ok row is not positive: '%s'", f[measured]);
     }
     if (!text(&w, unit, f[unit], e->unit, sizeof e->unit))
         return false;

@@ -49,6 +49,7 @@ typedef struct {
     double measured;   /* meaningful when status is "ok" */
     char unit[8];      /* "cycles" or "s" */
     char round[8];     /* journal: "search", "final" or "verify"; table: "" */
+    long line;         /* the line of its file it was read from */
 } rs_entry;
 
 /* The measurements of a journal, looked up by (problem, config). */

@@ -322,6 +322,11 @@ static bool read_table(const char *path, char *buf, size_t len, rs_entry **out, 
         }
         if (!rs_parse_row(line, false, &e[n], path, lineno, err, errlen))
             goto fail;
+        if (sig->target[0] && strcmp(e[n].target, sig->target) != 0) {
+            snprintf(err, errlen, "%s:%ld: target '%s' is not the table's, '%s' (line 1)", path,
+                     lineno, e[n].target, sig->target);
+            goto fail;
+        }
         n++;
     }
     if (lineno < 3) {

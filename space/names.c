@@ -59,3 +59,16 @@ int sp_dtype_parse(const char *s)
 }
 
 const sp_dtype_info *sp_dtype_get(sp_dtype d) { return &dtypes[d]; }
+
+bool sp_label_ok(const char *s, size_t len)
+{
+    if (len < 1 || len > SP_LABEL_MAX)
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.' || c == '-'))
+            return false;
+    }
+    return true;
+}

@@ -8,6 +8,8 @@
 #include <stdint.h>
 
 #define SP_NAME_MAX 64
+#define SP_VALUE_MAX (1 << 20) /* largest dimension, batch, tile or core count anywhere */
+#define SP_LABEL_MAX 40        /* longest problem name (it goes into CSV files) */
 
 typedef enum { SP_IS, SP_WS, SP_OS, SP_NSTRATEGY } sp_strategy;
 typedef enum { SP_SPLIT_M, SP_SPLIT_N, SP_SPLIT_MN, SP_NSPLIT } sp_split;
@@ -170,6 +172,9 @@ const char *sp_path_name(int p);
 int sp_strategy_parse(const char *s);
 int sp_split_parse(const char *s);
 int sp_dtype_parse(const char *s);
+/* Whether s[0..len) can name a problem in the CSV files: 1 to SP_LABEL_MAX
+ * characters from A-Z a-z 0-9 _ . - */
+bool sp_label_ok(const char *s, size_t len);
 /* Facts for dtype d (valid d only). */
 const sp_dtype_info *sp_dtype_get(sp_dtype d);
 
@@ -185,6 +190,9 @@ int sp_kind_parse(const char *s);
 
 /* Whether target t computes dtype d (NPU: a cube rate; CPU: fp32, bf16). */
 bool sp_target_computes(const sp_target *t, sp_dtype d);
+
+/* The dtypes t computes, comma-separated ("fp16, int8"), into buf; returns buf. */
+const char *sp_target_dtypes(const sp_target *t, char *buf, size_t len);
 
 /* The micro-tile a CPU target's generator uses when the space names none:
  * the tile with the most FMAs per load, mr*nv / (mr + nv), whose mr x nv

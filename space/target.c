@@ -16,6 +16,20 @@ bool sp_target_computes(const sp_target *t, sp_dtype d)
     return d >= 0 && d < SP_NDTYPE && t->macs[d] > 0;
 }
 
+const char *sp_target_dtypes(const sp_target *t, char *buf, size_t len)
+{
+    size_t used = 0;
+    if (len)
+        buf[0] = '\0';
+    for (int d = 0; d < SP_NDTYPE && used < len; d++)
+        if (sp_target_computes(t, (sp_dtype)d)) {
+            int w = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", sp_dtype_name(d));
+            if (w > 0)
+                used += (size_t)w;
+        }
+    return buf;
+}
+
 /* The fields of a CPU target. */
 static bool cpu_check(const sp_target *t, const char *n, char *err, size_t errlen)
 {

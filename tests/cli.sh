@@ -11,12 +11,22 @@ src=$2
 run 2
 run 0 --help
 has "help" "$out" "npu-tune model --target T"
+# --help of each command: its usage on stdout, exit 0; usage errors are one line
+for c in model gen sim plot table; do
+    run 0 $c --help
+    has "$c --help" "$out" "usage: npu-tune $c"
+    same "$c --help stderr" "$err" ""
+done
+run 2 --quiet
+same "no script" "$err" "npu-tune: a SCRIPT.lua is required (see 'npu-tune --help')"
+run 2 a.lua b.lua
+same "two scripts" "$err" "npu-tune: one SCRIPT.lua only (see 'npu-tune --help')"
 run 0 --version
 has "version" "$out" "npu-tune "
 run 2 frobnicate
 same "unknown command" "$err" "npu-tune: unknown command 'frobnicate' (commands: model, gen, sim, table, plot; or give a SCRIPT.lua)"
 run 2 --frob
-same "unknown option" "$(printf '%s\n' "$err" | head -n 1)" "npu-tune: unknown or incomplete option '--frob'"
+same "unknown option" "$err" "npu-tune: unknown or incomplete option '--frob' (see 'npu-tune --help')"
 run 1 missing.lua
 same "missing script" "$err" "npu-tune: cannot open 'missing.lua': No such file or directory"
 
@@ -50,15 +60,15 @@ has "tails pad" "$out" "legal: yes"
 
 # --- model: usage errors ---
 run 2 model --shape 512x768x768
-same "no target" "$(printf '%s\n' "$err" | head -n 1)" "npu-tune: model: --target is required"
+same "no target" "$err" "npu-tune: model: --target is required (see 'npu-tune model --help')"
 run 2 model --target ascend910 --shape 512x768
-same "bad shape" "$(printf '%s\n' "$err" | head -n 1)" "npu-tune: model: --shape '512x768' must be MxNxK, each 1 to 1048576"
+same "bad shape" "$err" "npu-tune: model: --shape '512x768' must be MxNxK, each 1 to 1048576 (see 'npu-tune model --help')"
 run 2 model --target ascend999 --shape 512x768x768
 same "unknown target" "$err" "npu-tune: model: unknown target 'ascend999' (known: ascend310, ascend910, ascend910b, host)"
 run 2 model --target ascend910 --shape 16x16x16 --split Q
-same "bad split" "$(printf '%s\n' "$err" | head -n 1)" "npu-tune: model: --split 'Q' is not one of M, N, MN"
+same "bad split" "$err" "npu-tune: model: --split 'Q' is not one of M, N, MN (see 'npu-tune model --help')"
 run 2 model --target ascend910 --shape 16x16x16 --bogus
-same "bad option" "$(printf '%s\n' "$err" | head -n 1)" "npu-tune: model: unknown or incomplete option '--bogus'"
+same "bad option" "$err" "npu-tune: model: unknown or incomplete option '--bogus' (see 'npu-tune model --help')"
 
 # --- a tuning run: examples/bert.lua with the model backend ---
 mkdir -p "$work/examples"
@@ -132,11 +142,11 @@ same "bad kernel" "$err" "npu-tune: k/v2.npu:1: unsupported format version 2"
 run 1 sim k/none.npu
 same "no kernel" "$err" "npu-tune: cannot open 'k/none.npu': No such file or directory"
 run 2 sim
-same "sim usage" "$(printf '%s\n' "$err" | head -n 1)" "npu-tune: sim: a KERNEL file is required"
+same "sim usage" "$err" "npu-tune: sim: a KERNEL file is required (see 'npu-tune sim --help')"
 run 1 gen --target ascend910 --shape 512x768x768 --strategy OS --tile 256x256x128 --double-buffer on
 same "gen illegal" "$err" "npu-tune: gen: illegal config: L0A overflows: A-tile 256x128 fp16 needs 131072 bytes (double-buffered: two copies), L0A has 65536"
 run 2 gen --target ascend910 --shape 512x768x768 --strategy OS
-same "gen needs tile" "$(printf '%s\n' "$err" | head -n 1)" "npu-tune: gen: --tile is required"
+same "gen needs tile" "$err" "npu-tune: gen: --tile is required (see 'npu-tune gen --help')"
 
 # --- an impossible space: clear error, nothing written ---
 cat >"$work/impossible.lua" <<'EOF'

@@ -126,8 +126,12 @@ if "$cc" -O3 -march=native -fopenmp -Wall -Wextra -Werror -c "$work/k16.c" -o "$
 else
     bad "bf16 kernel does not compile: $(head -n 3 "$work/cc.err")"
 fi
-run 1 gen --target host --shape 100x70x50 --dtype fp16 --strategy WS --tile 48x64x32
-has "fp16 on host" "$err" "npu-tune: gen: config not legal on host: target 'host' (cpu) does not compute fp16"
+run 2 gen --target host --shape 100x70x50 --dtype fp16 --strategy WS --tile 48x64x32
+same "fp16 on host" "$err" "npu-tune: gen: --dtype fp16 does not run on target 'host' (cpu: computes fp32, bf16) (see 'npu-tune gen --help')"
+run 2 model --target host --shape 100x70x50 --dtype int8
+same "int8 on host" "$err" "npu-tune: model: --dtype int8 does not run on target 'host' (cpu: computes fp32, bf16) (see 'npu-tune model --help')"
+run 2 model --target ascend910 --shape 64x64x64 --dtype fp32
+same "fp32 on npu" "$err" "npu-tune: model: --dtype fp32 does not run on target 'ascend910' (npu: computes fp16, int8) (see 'npu-tune model --help')"
 
 # --- a small tuning run on the host ---
 cat >"$work/tiny.lua" <<'LUA'
@@ -191,6 +195,18 @@ has "gen --table bf16" "$(cat "$work/k_table16.c")" "void nt_sbgemm(int M, int N
 run 2 gen --table out/tiny-table.csv --shape 100x37x50 --cores 2 -o k_table2.c
 has "gen --table --cores" "$err" "npu-tune: gen: --table takes the config from the table; drop --strategy, --tile, --double-buffer, --cores, --split and --micro"
 [ ! -e "$work/k_table2.c" ] && ok || bad "gen --table --cores wrote a kernel"
+# a hand-edited table: an entry no longer legal is named by file:line; a row
+# of another target than the signature's is refused where it stands
+awk -F, -v OFS=, '$2 == 100 && $3 == 37 { $13 = 64 } { print }' "$work/out/tiny-table.csv" >"$work/edited.csv"
+line=$(grep -n '^[^,]*,100,37,50,' "$work/edited.csv" | cut -d: -f1)
+run 1 gen --table edited.csv --shape 100x37x50 -o k_edited.c
+has "illegal entry" "$err" "npu-tune: gen: edited.csv:$line: the entry for 100x37x50, "
+has "illegal entry why" "$err" "is not legal on host: cores = 64, but target 'host' has"
+[ ! -e "$work/k_edited.c" ] && ok || bad "gen wrote a kernel from an illegal entry"
+awk -F, -v OFS=, 'NR > 2 && $2 == 100 { $7 = "ascend910" } { print }' "$work/out/tiny-table.csv" >"$work/other.csv"
+line=$(grep -n ',ascend910,' "$work/other.csv" | head -n 1 | cut -d: -f1)
+run 1 gen --table other.csv --shape 100x37x50
+same "other target" "$err" "npu-tune: gen: other.csv:$line: target 'ascend910' is not the table's, 'host' (line 1)"
 # -o through a symlink writes its file and keeps the link
 ln -sf k_real.c "$work/k_link.c"
 run 0 gen --table out/tiny-table.csv --shape 100x37x50 -o k_link.c

@@ -203,6 +203,21 @@ static void parsing(const sp_target *t, const sp_problem *p, const sp_candidate 
             unlink(path + strlen("kernel kept: "));
         }
     }
+    /* a time of zero is no measurement (a journal refuses an ok row without
+     * a positive figure) */
+    static const char *const zero[] = {"0 ms\n", "took 0.0 cycles\n"};
+    for (size_t i = 0; i < sizeof zero / sizeof *zero; i++) {
+        ms_measurement m;
+        parse_one(zero[i], &m, t, p, c);
+        CHECK_INT(m.status, MS_CRASH);
+        char want[200];
+        snprintf(want, sizeof want, "the command printed a time that is not positive: '%.*s'",
+                 (int)strcspn(zero[i], "\n"), zero[i]);
+        CHECK(strncmp(m.detail, want, strlen(want)) == 0);
+        const char *path = strstr(m.detail, "kernel kept: ");
+        if (CHECK(path != NULL))
+            unlink(path + strlen("kernel kept: "));
+    }
 }
 
 static void statuses(const sp_target *t, const sp_problem *p, const sp_candidate *c)

@@ -306,6 +306,16 @@ static void malformed(void)
          ":3: field 'M' is not an integer: '-100'"},
         {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,semi\n",
          ":3: field 'round' is not search, final or verify: 'semi'"},
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,0,cycles,,search\n",
+         ":3: field 'measured' of an ok row is not positive: '0'"},
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,-1e-3,cycles,,search\n",
+         ":3: field 'measured' of an ok row is not positive: '-1e-3'"},
+        {"my net,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search\n",
+         ":3: field 'problem' is not a name of 1 to 40 characters from A-Z a-z 0-9 _ . -: 'my net'"},
+        {"tiny,100,50,4000000000,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search\n",
+         ":3: field 'K' is out of range: '4000000000'"},
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,2097152,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search\n",
+         ":3: field 'n' is out of range: '2097152'"},
         {"\n", ":3: empty line"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -16,6 +16,19 @@ void tn_error(const char *fmt, ...)
     va_end(ap);
 }
 
+int tn_usage(const char *cmd, const char *text, const char *why)
+{
+    if (!why) {
+        fputs(text, stdout);
+        return fflush(stdout) == 0 ? TN_OK : TN_ERROR;
+    }
+    if (cmd)
+        tn_error("%s: %s (see 'npu-tune %s --help')", cmd, why, cmd);
+    else
+        tn_error("%s (see 'npu-tune --help')", why);
+    return TN_USAGE;
+}
+
 int tn_parse_dims(const char *s, long long *v, int n)
 {
     const char *p = s;
@@ -24,7 +37,7 @@ int tn_parse_dims(const char *s, long long *v, int n)
             return 0;
         char *end;
         v[i] = strtoll(p, &end, 10);
-        if (v[i] < 1 || v[i] > (1 << 20))
+        if (v[i] < 1 || v[i] > SP_VALUE_MAX)
             return 0;
         p = end;
         if (i < n - 1) {

@@ -61,7 +61,14 @@ static int from_table(tn_request *r)
     char shape[64];
     snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)r->p.M, (long long)r->p.N,
              (long long)r->p.K);
-    if (pick) {
+    if (pick && exact && sp_check(&r->t, &r->p, &pick->config)) {
+        char why[1024];
+        describe(&pick->config, what, sizeof what);
+        sp_explain_line(&r->t, &r->p, &pick->config, why, sizeof why);
+        tn_error("gen: %s:%ld: the entry for %s, %s, is not legal on %s: %s", r->table,
+                 pick->line, shape, what, r->t.name, why);
+        rc = TN_ERROR;
+    } else if (pick) {
         r->c = pick->config;
         if (!exact) {
             describe(&r->c, what, sizeof what);
@@ -148,20 +155,18 @@ int tn_gen(int argc, char **argv)
     tn_request r;
     int rc = tn_parse_request(argc, argv, "gen", usage_text, TN_OPT_OUTPUT | TN_OPT_TABLE, &r);
     if (rc != TN_OK)
-        return rc;
+        return rc == TN_HELP ? TN_OK : rc;
     if (r.table) {
         if (r.strategy >= 0 || r.have_tile || r.have_knobs) {
-            tn_error("gen: --table takes the config from the table; drop --strategy, --tile, "
-                     "--double-buffer, --cores, --split and --micro");
-            fputs(usage_text, stderr);
-            return TN_USAGE;
+            return tn_usage("gen", usage_text,
+                            "--table takes the config from the table; drop --strategy, --tile, "
+                            "--double-buffer, --cores, --split and --micro");
         }
         if ((rc = from_table(&r)) != TN_OK)
             return rc;
     } else if (r.strategy < 0 || !r.have_tile) {
-        tn_error("gen: %s is required", r.strategy < 0 ? "--strategy" : "--tile");
-        fputs(usage_text, stderr);
-        return TN_USAGE;
+        return tn_usage("gen", usage_text,
+                        r.strategy < 0 ? "--strategy is required" : "--tile is required");
     }
     if (r.t.kind == SP_CPU)
         return gen_host(&r);

@@ -176,6 +176,6 @@ int tn_model(int argc, char **argv)
     tn_request r;
     int rc = tn_parse_request(argc, argv, "model", usage_text, TN_OPT_FORMAT, &r);
     if (rc != TN_OK)
-        return rc;
+        return rc == TN_HELP ? TN_OK : rc;
     return r.have_tile ? explain(&r) : best_per_strategy(&r);
 }

@@ -7,14 +7,6 @@
 #include "script.h"
 #include "tuner.h"
 
-static int usage(const char *cmd, const char *text, const char *why)
-{
-    if (why)
-        tn_error("%s: %s", cmd, why);
-    fputs(text, stderr);
-    return TN_USAGE;
-}
-
 int tn_parse_request(int argc, char **argv, const char *cmd, const char *text, int extras,
                      tn_request *r)
 {
@@ -37,7 +29,7 @@ int tn_parse_request(int argc, char **argv, const char *cmd, const char *text, i
     r->strategy = -1;
     opterr = 0;
     optind = 1;
-#define BAD(...) return snprintf(why, sizeof why, __VA_ARGS__), usage(cmd, text, why)
+#define BAD(...) return snprintf(why, sizeof why, __VA_ARGS__), tn_usage(cmd, text, why)
     while ((o = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
         switch (o) {
         case 't': target = optarg; break;
@@ -110,7 +102,7 @@ int tn_parse_request(int argc, char **argv, const char *cmd, const char *text, i
                 BAD("--table is not an option of %s", cmd);
             r->table = optarg;
             break;
-        case 'h': return usage(cmd, text, NULL);
+        case 'h': return tn_usage(cmd, text, NULL) == TN_OK ? TN_HELP : TN_ERROR;
         default: BAD("unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
@@ -118,16 +110,16 @@ int tn_parse_request(int argc, char **argv, const char *cmd, const char *text, i
         BAD("unexpected argument '%s'", argv[optind]);
 #undef BAD
     if ((!target && !r->table) || !have_shape)
-        return usage(cmd, text, !have_shape ? "--shape is required" : "--target is required");
+        return tn_usage(cmd, text, !have_shape ? "--shape is required" : "--target is required");
     if (!target) /* the table names its target */
         return TN_OK;
     r->have_target = 1;
-    if (!ls_builtin_target(target, &r->t, why, sizeof why)) {
+    if (!ls_builtin_target(target, &r->t, why, sizeof why)) { /* names the known ones */
         tn_error("%s: %s", cmd, why);
         return TN_USAGE;
     }
     if (!tn_request_target(r, why, sizeof why))
-        return usage(cmd, text, why);
+        return tn_usage(cmd, text, why);
     return TN_OK;
 }
 
@@ -136,6 +128,13 @@ bool tn_request_target(tn_request *r, char *why, size_t len)
     bool cpu = r->t.kind == SP_CPU;
     if (!r->have_dtype)
         r->p.dtype = cpu ? SP_FP32 : SP_FP16;
+    if (!sp_target_computes(&r->t, r->p.dtype)) {
+        char list[64];
+        snprintf(why, len, "--dtype %s does not run on target '%s' (%s: computes %s)",
+                 sp_dtype_name(r->p.dtype), r->t.name, sp_kind_name(r->t.kind),
+                 sp_target_dtypes(&r->t, list, sizeof list));
+        return false;
+    }
     if (!cpu && r->have_micro) {
         snprintf(why, len, "--micro is a register micro-tile of cpu targets; '%s' is an npu",
                  r->t.name);

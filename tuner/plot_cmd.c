@@ -14,13 +14,7 @@
 
 static const char usage_text[] = "usage: npu-tune plot RESULTS.csv [-o DIR]\n";
 
-static int usage(const char *why)
-{
-    if (why)
-        tn_error("plot: %s", why);
-    fputs(usage_text, stderr);
-    return TN_USAGE;
-}
+static int usage(const char *why) { return tn_usage("plot", usage_text, why); }
 
 /* An image file of the output directory and what it was before plotting. */
 typedef struct {

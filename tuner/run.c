@@ -491,10 +491,7 @@ static void summary(const tn_session *r, const plan *pls, size_t np)
 
 static int usage(const char *why)
 {
-    if (why)
-        tn_error("%s", why);
-    fprintf(stderr, "usage: npu-tune [--quiet] [--format text|csv] [--seed N] SCRIPT.lua\n");
-    return TN_USAGE;
+    return tn_usage(NULL, "usage: npu-tune [--quiet] [--format text|csv] [--seed N] SCRIPT.lua\n", why);
 }
 
 static const char *const measures[] = {"model", "sim", "host", "command", NULL};
@@ -531,7 +528,7 @@ int tn_run(int argc, char **argv)
         }
     }
     if (optind != argc - 1)
-        return usage(NULL);
+        return usage(optind >= argc ? "a SCRIPT.lua is required" : "one SCRIPT.lua only");
     const char *path = argv[optind];
     ls_options lo = {.measures = measures, .default_measure = "sim",
                      .searches = tn_search_names, .default_search = "model"};

@@ -13,13 +13,7 @@
 static const char usage_text[] =
     "usage: npu-tune sim KERNEL [--format text|csv] [--trace out.json] [--check]\n";
 
-static int usage(const char *why)
-{
-    if (why)
-        tn_error("sim: %s", why);
-    fputs(usage_text, stderr);
-    return TN_USAGE;
-}
+static int usage(const char *why) { return tn_usage("sim", usage_text, why); }
 
 static void report_csv(const ms_sim_result *r)
 {

@@ -18,9 +18,7 @@ static int usage(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    tn_error("table: %s", why);
-    fputs(usage_text, stderr);
-    return TN_USAGE;
+    return tn_usage("table", usage_text, why);
 }
 
 typedef struct {
@@ -38,10 +36,8 @@ static bool write_header(FILE *f, void *ctx)
 /* argv[0] is "table", argv[1] the subcommand. */
 int tn_table(int argc, char **argv)
 {
-    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        fputs(usage_text, stdout);
-        return TN_OK;
-    }
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))
+        return tn_usage("table", usage_text, NULL);
     if (argc < 2)
         return usage("%s", "a subcommand is required (export)");
     if (strcmp(argv[1], "export") != 0)
@@ -58,8 +54,7 @@ int tn_table(int argc, char **argv)
         } else if (strncmp(a, "-o", 2) == 0) {
             out = a + 2;
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(usage_text, stdout);
-            return TN_OK;
+            return tn_usage("table", usage_text, NULL);
         } else if (a[0] == '-' && a[1]) {
             return usage("unknown option '%s'", a);
         } else if (table) {

@@ -3,7 +3,7 @@
 #ifndef NPU_TUNE_TUNER_H
 #define NPU_TUNE_TUNER_H
 
-enum { TN_OK = 0, TN_ERROR = 1, TN_USAGE = 2 };
+enum { TN_OK = 0, TN_ERROR = 1, TN_USAGE = 2, TN_HELP = -1 };
 
 /* npu-tune [--quiet] SCRIPT.lua: enumerate, rank, measure, journal, table. */
 int tn_run(int argc, char **argv);
@@ -26,6 +26,11 @@ int tn_sim(int argc, char **argv);
 
 /* Prints "npu-tune: <message>" on stderr (one line). */
 void tn_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A usage error or a request for help. With why: one line "npu-tune: CMD:
+ * WHY (see 'npu-tune CMD --help')" on stderr, TN_USAGE (cmd NULL: the script
+ * runner). Without: `text` on stdout, TN_OK (TN_ERROR if it cannot be written). */
+int tn_usage(const char *cmd, const char *text, const char *why);
 
 /* Parses "AxBxC" (n numbers, each 1..2^20) into v; false if malformed. */
 int tn_parse_dims(const char *s, long long *v, int n);
@@ -57,7 +62,8 @@ typedef struct {
 bool tn_request_target(tn_request *r, char *why, size_t len);
 
 /* Parses argv (argv[0] = the command name `cmd`) into r; on a usage error
- * prints "npu-tune: CMD: why" and `usage`, and returns TN_USAGE. */
+ * prints one line (tn_usage) and returns TN_USAGE; for --help prints `usage`
+ * on stdout and returns TN_HELP, which the caller returns as its exit 0. */
 int tn_parse_request(int argc, char **argv, const char *cmd, const char *usage, int extras,
                      tn_request *r);
 
