@@ -46,6 +46,29 @@ enum { FINAL_WARMUP = 1, FINAL_MIN_ROUNDS = 11, FINAL_BURST_CALLS = 64 };
 #define FINAL_SECONDS 0.5
 #define FINAL_BURST_SECONDS 0.02
 
+/* Busy: while timed, the runner's threads together spent at least BUSY_SHARE
+ * of the timed wall time, and BUSY_SECONDS at least, runnable but waiting
+ * for a CPU (another task had it). On a quiet machine a 2-thread kernel on
+ * 2 cores waits up to ~15% (whatever else wakes up takes a core from it);
+ * one whose thread shares a core with another process waits a scheduler
+ * slice (milliseconds) at every join, ~100%, and its median can be 1000x
+ * off. */
+#define BUSY_SHARE 0.25
+#define BUSY_SECONDS 1e-3
+
+/* Whether `waited` seconds of waiting for a CPU in `seconds` of timed calls
+ * (waited < 0: not known) mean a busy machine; if so, says so at the end of
+ * m->detail. */
+static void mark_busy(ms_measurement *m, double waited, double seconds)
+{
+    m->busy = waited >= BUSY_SECONDS && waited >= BUSY_SHARE * seconds;
+    size_t used = strlen(m->detail);
+    if (m->busy && used < sizeof m->detail)
+        snprintf(m->detail + used, sizeof m->detail - used,
+                 "; busy: its threads waited %.3g s for a CPU in %.3g s of timed calls", waited,
+                 seconds);
+}
+
 static void set_detail(ms_measurement *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void set_detail(ms_measurement *m, const char *fmt, ...)
@@ -186,9 +209,12 @@ static double summarise(const double *s, int n, double *scratch, double *in, ms_
     return part.mean > 0 ? (part.ci_hi - part.ci_lo) / 2 / part.mean : HUGE_VAL;
 }
 
-/* Asks the runner for one timed call of its kernel k: its seconds into *t.
- * 1, 0 (runner gone or said something else; line holds it) or -1 (deadline). */
-static int one_run(line_reader *r, int k, double deadline, double *t, char *line, size_t len)
+/* Asks the runner for one timed call of its kernel k: its seconds into *t,
+ * the seconds its threads waited for a CPU added to *waited (which becomes
+ * and stays -1 once one is not known). 1, 0 (runner gone or said something
+ * else; line holds it) or -1 (deadline). */
+static int one_run(line_reader *r, int k, double deadline, double *t, double *waited, char *line,
+                   size_t len)
 {
     unsigned char cmd = (unsigned char)k;
     while (send(r->fd, &cmd, 1, MSG_NOSIGNAL) < 0)
@@ -201,7 +227,14 @@ static int one_run(line_reader *r, int k, double deadline, double *t, char *line
     if (line[0] != 'S' || line[1] != ' ')
         return 0;
     *t = strtod(line + 2, &end);
-    return end != line + 2 && *t >= 0 ? 1 : 0;
+    if (end == line + 2 || !(*t >= 0))
+        return 0;
+    char *at = end;
+    double w = strtod(at, &end);
+    if (end == at || *end)
+        return 0;
+    *waited = w >= 0 && *waited >= 0 ? *waited + w : -1;
+    return 1;
 }
 
 /* The runner's verdict on a kernel: 1 for "V" (verified); 0 for "E why"
@@ -284,15 +317,17 @@ static void run_job(const char *runner, const char *so, const ms_host_job *j, do
     if (v == 1) {
         phase = "warming up";
         double t = 0, warm = 0, budget = start + timeout / 2;
+        double waited = 0;
         for (int w = 0; got == 1 && w < WARMUP_RUNS && warm < WARMUP_SECONDS && ms_now() < budget; w++)
-            if ((got = one_run(&r, 0, deadline, &t, line, sizeof line)) == 1)
+            if ((got = one_run(&r, 0, deadline, &t, &waited, line, sizeof line)) == 1)
                 warm += t;
+        waited = 0; /* over the timed calls only */
         phase = "timing";
         double kernel = 0, rel = 0;
         int outliers = 0;
         const char *cap = NULL;
         while (got == 1) {
-            if ((got = one_run(&r, 0, deadline, &t, line, sizeof line)) != 1)
+            if ((got = one_run(&r, 0, deadline, &t, &waited, line, sizeof line)) != 1)
                 break;
             samples[n++] = t;
             kernel += t;
@@ -316,6 +351,7 @@ static void run_job(const char *runner, const char *so, const ms_host_job *j, do
                              n, n == 1 ? "" : "s", outliers, outliers == 1 ? "" : "s", rel * 100);
             if (cap && w > 0 && (size_t)w < sizeof m->detail)
                 snprintf(m->detail + w, sizeof m->detail - (size_t)w, " (stopped at %s)", cap);
+            mark_busy(m, waited, kernel);
             done = true;
         }
     }
@@ -462,21 +498,25 @@ static void side_by_side(const char *runner, const char *const *so, const char *
     }
     const char *phase = "verifying";
     int rounds = 0, outliers = 0;
-    double kernel = 0;
+    double kernel = 0, spent[MS_HOST_FINAL_MAX] = {0}; /* timed seconds per kernel */
+    double waited[MS_HOST_FINAL_MAX] = {0};
     for (int round = 0; got == 1 && nlive > 0; round++) {
         phase = "timing";
         for (size_t q = 0; q < k && got == 1; q++) {
             size_t i = (q + (size_t)round) % k;
             double burst[FINAL_BURST_CALLS], sum = 0;
+            double wait = 0;
             int calls = 0;
             while (live[i] && calls < FINAL_BURST_CALLS && (calls < 3 || sum < FINAL_BURST_SECONDS) &&
-                   (got = one_run(&r, (int)i, deadline, &burst[calls], line, sizeof line)) == 1)
+                   (got = one_run(&r, (int)i, deadline, &burst[calls], &wait, line, sizeof line)) == 1)
                 sum += burst[calls++];
             if (calls && got == 1 && round >= FINAL_WARMUP) {
                 gsl_sort(burst, 1, (size_t)calls);
                 samples[i * MAX_SAMPLES + (size_t)rounds] =
                     gsl_stats_median_from_sorted_data(burst, 1, (size_t)calls);
                 kernel += sum;
+                spent[i] += sum;
+                waited[i] = wait >= 0 && waited[i] >= 0 ? waited[i] + wait : -1;
             }
         }
         rounds += got == 1 && round >= FINAL_WARMUP;
@@ -506,6 +546,7 @@ static void side_by_side(const char *runner, const char *const *so, const char *
             set_detail(m, "final: %d samples side by side with %zu other%s, %d outlier%s, CI +-%.1f%%",
                        rounds, nlive - 1, nlive == 2 ? "" : "s", outliers, outliers == 1 ? "" : "s",
                        rel * 100);
+            mark_busy(m, waited[i], spent[i]);
         } else if (!reaped) {
             m->status = MS_TIMEOUT;
             set_detail(m, "the final's runner timed out after %g s while %s", timeout, phase);

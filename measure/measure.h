@@ -18,6 +18,8 @@ typedef struct {
     double value;
     int nsamples;
     double mean, stddev, ci_lo, ci_hi; /* 95% confidence interval of the mean */
+    bool busy;   /* host: its threads waited long for a CPU while timed (the machine
+                  * was busy), so the figure may be far off however tight its CI */
     char detail[320];                   /* why, when status is not ok */
 } ms_measurement;
 

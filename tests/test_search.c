@@ -317,6 +317,20 @@ static void test_finalists(void)
     CHECK(tn_finalists(v, none, n, 0, 4, 0.10, out) == 0);
 }
 
+/* Drift between search and final: the largest ratio beyond the factor,
+ * either way; failed (0) figures skipped. */
+static void test_drift(void)
+{
+    const double search[] = {1.0, 2.0, 3.0, 4.0}, steady[] = {1.1, 1.9, 3.2, 4.0};
+    const double slower[] = {1.1, 20.0, 3.0, 0}, faster[] = {0.5, 2.0, 0.001, 4.0};
+    double r;
+    CHECK(tn_drift(search, steady, 4, 1.5, &r) == (size_t)-1 && r == 1);
+    CHECK(tn_drift(search, slower, 4, 1.5, &r) == 1 && r == 10);
+    CHECK(tn_drift(search, faster, 4, 1.5, &r) == 2 && fabs(r - 3000) < 1e-9);
+    CHECK(tn_drift(search, faster, 2, 1.5, &r) == 0 && r == 2);
+    CHECK(tn_drift(search, faster, 2, 2.5, &r) == (size_t)-1);
+}
+
 static void test_api(void)
 {
     land l = make_land(48, 32, 48, 2, 2, BUMPY);
@@ -370,6 +384,7 @@ int main(void)
     test_model_stop();
     test_find();
     test_finalists();
+    test_drift();
     test_neighbours();
     test_api();
     return CHECK_DONE();

@@ -1,5 +1,6 @@
-/* final.c — who takes part in a shape's final: the search's fastest ok
- * measurements within a margin of the best, and the model's pick. */
+/* final.c — who takes part in a shape's final (the search's fastest ok
+ * measurements within a margin of the best, and the model's pick), and
+ * whether its figures disagree with the search's beyond noise. */
 #include "search.h"
 
 size_t tn_finalists(const double *value, const bool *ok, size_t n, size_t pick, size_t most,
@@ -32,4 +33,19 @@ size_t tn_finalists(const double *value, const bool *ok, size_t n, size_t pick, 
     if (!in)
         out[nf++] = pick;
     return nf < 2 ? 0 : nf;
+}
+
+size_t tn_drift(const double *search, const double *final, size_t n, double factor, double *ratio)
+{
+    size_t worst = (size_t)-1;
+    double most = factor;
+    for (size_t i = 0; i < n; i++) {
+        if (!(search[i] > 0) || !(final[i] > 0))
+            continue;
+        double r = final[i] > search[i] ? final[i] / search[i] : search[i] / final[i];
+        if (r > most)
+            most = r, worst = i;
+    }
+    *ratio = worst == (size_t)-1 ? 1 : most;
+    return worst;
 }

@@ -19,6 +19,10 @@
  * pick are timed again side by side. */
 enum { TN_FINALISTS = 4, TN_FINAL_MAX = TN_FINALISTS + 1 };
 #define TN_FINAL_MARGIN 0.10
+/* A kernel this many times faster or slower in the final than in the search
+ * means the machine's speed changed between them (another load, a frequency
+ * step): worth a warning, as either figure may be off. */
+#define TN_DRIFT_FACTOR 1.5
 
 /* One problem: its legal space, what was measured, the winner. */
 typedef struct {
@@ -291,6 +295,18 @@ static bool final_round(tn_session *r, plan *pl, char *err, size_t errlen)
         c[k] = pl->cands[fin[k]];
     r->backend->final(r->backend, ls_target(r->script), pl->p, c, nf, got);
     char text[96];
+    double before[TN_FINAL_MAX], after[TN_FINAL_MAX], ratio;
+    for (size_t k = 0; k < nf; k++)
+        before[k] = pl->ms[fin[k]].value, after[k] = got[k].status == MS_OK ? got[k].value : 0;
+    size_t d = tn_drift(before, after, nf, TN_DRIFT_FACTOR, &ratio);
+    if (d != (size_t)-1) {
+        config_text(&c[d].config, text, sizeof text);
+        tn_error("warning: %s: finalist %s measured %.3g %s in the final against %.3g %s in the "
+                 "search (%.1fx %s): the machine's speed changed between them (another load?), "
+                 "so these figures may be off; the final, timed side by side, decides",
+                 pl->p->name, text, after[d], r->backend->unit, before[d], r->backend->unit,
+                 ratio, after[d] > before[d] ? "slower" : "faster");
+    }
     for (size_t k = 0; k < nf; k++) {
         if (got[k].status != MS_OK) {
             config_text(&c[k].config, text, sizeof text);
@@ -324,6 +340,25 @@ static void none_ok(const plan *pl)
             return;
         }
 }
+/* One warning when timings were taken on a busy machine (the backend saw
+ * the kernel's threads wait long for a CPU): how many, and whether the
+ * winner's is one. */
+static void busy_warning(const plan *pl)
+{
+    size_t busy = 0, timed = 0;
+    for (size_t i = 0; i < pl->n; i++)
+        if (pl->ms[i].status == MS_OK) {
+            timed++;
+            busy += pl->ms[i].busy;
+        }
+    if (busy)
+        tn_error("warning: %s: %zu of %zu timings were taken on a busy machine (the kernel's "
+                 "threads waited for a CPU%s); their figures may be far off: tune on a "
+                 "quiet machine",
+                 pl->p->name, busy, timed,
+                 pl->best >= 0 && pl->ms[pl->best].busy ? ", the winner's among them" : "");
+}
+
 /* Searches one problem within the budget, then verifies the winner against a
  * reference when the backend can: a failed check is journaled (so a resumed
  * run knows it) and the next best is tried. */
@@ -376,6 +411,8 @@ static bool tune_problem(tn_session *r, size_t pi, plan *pl, char *err, size_t e
         ok = rs_journal_append(r->journal, &row, err, errlen);
         pl->failed++;
     }
+    if (ok)
+        busy_warning(pl);
     return ok;
 }
 

@@ -46,6 +46,12 @@ void tn_search_close(tn_search *s);
 size_t tn_finalists(const double *value, const bool *ok, size_t n, size_t pick, size_t most,
                     double margin, size_t *out);
 
+/* Where the machine's speed changed between the search and the final: the
+ * index i < n whose final[i] / search[i] (or its inverse, whichever is
+ * above 1) is largest and above `factor`, with that ratio in *ratio; else
+ * (size_t)-1. Figures that are not positive are skipped. */
+size_t tn_drift(const double *search, const double *final, size_t n, double factor, double *ratio);
+
 /* Index of config c in a sorted candidate array, or (size_t)-1. */
 size_t tn_search_find(const sp_candidate *cands, size_t n, const sp_config *c);
 
