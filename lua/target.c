@@ -78,6 +78,7 @@ static const field fields[] = {
     {"bandwidth.l3", F_NUM, CPU(bw_l3), K_CPU, false},
     {"bandwidth.mem", F_NUM, CPU(bw_mem), K_CPU, false},
     {"bandwidth.mem_shared", F_NUM, CPU(bw_mem_shared), K_CPU, false},
+    {"fork_join", F_NUM, CPU(fork_join), K_CPU, true},
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 

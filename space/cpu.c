@@ -125,7 +125,8 @@ static double vectors_of(int64_t dim, int64_t nr, int64_t w)
  *    a narrower kernel; each call loads and stores its C tile.
  *  - double buffering issues one prefetch per line of the next step's new
  *    blocks: a cycle each (what it hides, the prefetchers already hide on
- *    the machines measured; see README). */
+ *    the machines measured; see README).
+ *  - more than one thread: fork_join cycles per call to start and join them. */
 void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figures *f)
 {
     const sp_target *t = x->t;
@@ -193,7 +194,8 @@ void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figure
         double c_new = (double)Mt * Nt * (c_kept ? 1 : (double)nP);
         prefetch = ((a_new + b) * in + c_new * 4.0) / 64.0;
     }
-    double cycles = overlap + c_time + pack + prefetch;
+    /* more than one thread: the parallel region's start and join, per call */
+    double cycles = overlap + c_time + pack + prefetch + (threads > 1 ? u->fork_join : 0);
 
     double batch = (double)p->batch;
     /* Sigma over all threads: the elements every thread copies of its share */

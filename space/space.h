@@ -57,6 +57,8 @@ typedef struct {
     int64_t cache[SP_NCACHE];     /* bytes: L1d and L2 per core, L3 shared (0: none) */
     double bw_l2, bw_l3, bw_mem;  /* bytes/cycle into one core from L2, L3, memory */
     double bw_mem_shared;         /* bytes/cycle from memory for all cores together */
+    double fork_join;             /* cycles a call on more than one thread spends starting
+                                   * and joining them (0: free) */
 } sp_cpu;
 
 /* Hardware description of one target. An NPU has per-core buffers and paths

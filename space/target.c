@@ -52,6 +52,8 @@ static bool cpu_check(const sp_target *t, const char *n, char *err, size_t errle
     for (int i = 0; i < 4; i++)
         if (!(bw[i] > 0))
             FAIL("target '%s': field 'bandwidth.%s' must be positive", n, bw_keys[i]);
+    if (!(u->fork_join >= 0 && u->fork_join <= 1e9))
+        FAIL("target '%s': field 'fork_join' must be a cycle count from 0 to 1e9", n);
     return true;
 }
 

@@ -109,6 +109,10 @@ static void targets(void)
     CHECK(!sp_target_check(&t, err, sizeof err));
     CHECK_STR(err, "target 'avx512': field 'bandwidth.mem_shared' must be positive");
     t = a;
+    t.cpu.fork_join = -1;
+    CHECK(!sp_target_check(&t, err, sizeof err));
+    CHECK_STR(err, "target 'avx512': field 'fork_join' must be a cycle count from 0 to 1e9");
+    t = a;
     t.kind = SP_NKIND;
     CHECK(!sp_target_check(&t, err, sizeof err));
     CHECK_STR(err, "target 'avx512': field 'kind' must be \"npu\" or \"cpu\"");
@@ -501,6 +505,20 @@ static void cycles(void)
     /* split M: each packs all of B, and with 192 rows in nI = 2 row blocks
      * (fewer than SP_CPU_BCACHE_VISITS) once per row block */
     CHECK(two.core_load_elems == 2 * one.core_load_elems);
+    /* starting and joining the threads: fork_join cycles per call (per batch
+     * element), so a tiny problem is faster on one thread */
+    t.cpu.fork_join = 10000;
+    CHECK(model(&t, &q, c).est_cycles == two.est_cycles + 10000);
+    c.cores = 1;
+    CHECK(model(&t, &q, c).est_cycles == one.est_cycles);
+    sp_problem tiny = fx_problem(64, 96, 80, 3, SP_FP32);
+    sp_config tc = cpu_cfg(SP_WS, 64, 128, 80, 0, 1, SP_SPLIT_M, 6, 64);
+    double tiny1 = model(&t, &tiny, tc).est_cycles;
+    tc.cores = 2;
+    double tiny2 = model(&t, &tiny, tc).est_cycles;
+    CHECK(tiny2 > tiny1);
+    t.cpu.fork_join = 0;
+    CHECK(model(&t, &tiny, tc).est_cycles == tiny2 - 3 * 10000);
     /* A larger problem outside the caches pays memory bandwidth. IS there
      * repacks B (64 MiB, past the budget) for each of its 43 row blocks, and
      * double buffering pays off: that source comes from L2, not memory. */

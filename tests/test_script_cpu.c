@@ -267,6 +267,14 @@ static void test_scratch(void)
         CHECK_STR(ls_tune_get(s)->measure, "host");
         ls_close(s);
     }
+    /* fork_join is optional (0: threads start and join for free) */
+    cpu_scratch(buf, sizeof buf, "nothing", "fork_join = 8000");
+    if ((s = GOOD(&opts, buf))) {
+        CHECK(ls_target(s)->cpu.fork_join == 8000);
+        ls_close(s);
+    }
+    cpu_scratch(buf, sizeof buf, "nothing", "fork_join = -5");
+    BAD(buf, "bad.lua:1: target 'mycpu': field 'fork_join' must be a cycle count from 0 to 1e9");
     cpu_scratch(buf, sizeof buf, "vregs", NULL);
     BAD(buf, "bad.lua:1: target: field 'vregs' is missing");
     cpu_scratch(buf, sizeof buf, "name", NULL);

@@ -119,6 +119,8 @@ static bool sign(const ls_script *s, const char *script, const plan *pls, size_t
         for (int i = 0; i < SP_NCACHE; i++)
             fprintf(f, " %lld", (long long)u->cache[i]);
         fprintf(f, " %.17g %.17g %.17g %.17g", u->bw_l2, u->bw_l3, u->bw_mem, u->bw_mem_shared);
+        if (u->fork_join > 0) /* signatures of targets without it stay as they were */
+            fprintf(f, " fj %.17g", u->fork_join);
     }
     fclose(f);
     memset(sig, 0, sizeof *sig);
