@@ -92,6 +92,59 @@ static bool plan_problem(ls_script *s, size_t i, plan *pl, char *err, size_t err
     return true;
 }
 
+/* The code a CPU config generates depends on its dtype, strategy, double
+ * buffering, split (when threaded) and micro-tile; its blocks are numbers in
+ * it. Whether two candidates generate the same code, blocks aside. */
+static bool same_code(const sp_problem *p, const sp_config *a, const sp_problem *q,
+                      const sp_config *b)
+{
+    return p->dtype == q->dtype && a->strategy == b->strategy &&
+           a->double_buffer == b->double_buffer && (a->cores > 1) == (b->cores > 1) &&
+           (a->cores == 1 || a->split == b->split) && a->mr == b->mr && a->nr == b->nr;
+}
+
+/* The hash of the kernels generated for the first candidate of every kind of
+ * code in the plans (same_code), into out (17 bytes): a generator change on
+ * any path the run takes changes it. False if memory ran out. */
+static bool kernel_sig(const plan *pls, size_t np, char *out)
+{
+    char *all = NULL, why[256];
+    size_t len = 0, nkind = 0, cap = 0;
+    struct kind { const sp_problem *p; const sp_config *c; } *kinds = NULL;
+    FILE *f = open_memstream(&all, &len);
+    bool ok = f != NULL;
+    for (size_t i = 0; ok && i < np; i++)
+        for (size_t j = 0; ok && j < pls[i].n; j++) {
+            const sp_config *c = &pls[i].cands[j].config;
+            size_t k = 0;
+            while (k < nkind && !same_code(pls[i].p, c, kinds[k].p, kinds[k].c))
+                k++;
+            if (k < nkind)
+                continue;
+            if (nkind == cap) {
+                struct kind *more = realloc(kinds, (cap = cap ? 2 * cap : 64) * sizeof *kinds);
+                if (!(ok = more != NULL))
+                    break;
+                kinds = more;
+            }
+            kinds[nkind++] = (struct kind){pls[i].p, c};
+            char *text = cg_host_text(c, pls[i].p->dtype, "nt_sig", why, sizeof why);
+            if (text)
+                fputs(text, f);
+            free(text);
+        }
+    free(kinds);
+    if (f && fclose(f) != 0)
+        ok = false;
+    if (!ok) {
+        free(all);
+        return false;
+    }
+    rs_hash_hex(all, len, out);
+    free(all);
+    return true;
+}
+
 /* Signatures: a journal resumes only for the same target figures, the same
  * problems and legal spaces (after the constraint), the same backend, and on
  * CPUs the same generated kernels. */
@@ -145,15 +198,9 @@ static bool sign(const ls_script *s, const char *script, const plan *pls, size_t
     rs_hash_hex(text, len, sig->space_sig);
     free(text);
     /* Host journals hold timings of generated kernels: a build whose
-     * generator writes another kernel for the first candidate does not
-     * resume them. */
-    if (t->kind == SP_CPU && np > 0 && pls[0].n > 0) {
-        char why[256];
-        if ((text = cg_host_text(&pls[0].cands[0].config, pls[0].p->dtype, "nt_sig", why,
-                                 sizeof why)))
-            rs_hash_hex(text, strlen(text), sig->kernel_sig);
-        free(text);
-    }
+     * generator writes other kernels does not resume them. */
+    if (t->kind == SP_CPU && !kernel_sig(pls, np, sig->kernel_sig))
+        return false;
     snprintf(sig->version, sizeof sig->version, "%s", NPU_TUNE_VERSION);
     snprintf(sig->script, sizeof sig->script, "%s", script);
     snprintf(sig->target, sizeof sig->target, "%s", t->name);
