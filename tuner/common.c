@@ -1,5 +1,5 @@
-/* common.c — small pieces every command uses: one-line errors and parsing of
- * "MxNxK"-style dimension lists. */
+/* common.c — small pieces every command uses: one-line errors (usage errors
+ * and --help too) and parsing of "MxNxK"-style dimension lists. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
