@@ -46,27 +46,31 @@ enum { FINAL_WARMUP = 1, FINAL_MIN_ROUNDS = 11, FINAL_BURST_CALLS = 64 };
 #define FINAL_SECONDS 0.5
 #define FINAL_BURST_SECONDS 0.02
 
-/* Busy: while timed, the runner's threads together spent at least BUSY_SHARE
- * of the timed wall time, and BUSY_SECONDS at least, runnable but waiting
- * for a CPU (another task had it). On a quiet machine a 2-thread kernel on
- * 2 cores waits up to ~15% (whatever else wakes up takes a core from it);
- * one whose thread shares a core with another process waits a scheduler
- * slice (milliseconds) at every join, ~100%, and its median can be 1000x
- * off. */
+/* Busy (ms_host_busy): while timed, the runner's threads spent at least
+ * BUSY_SHARE of their time (timed wall time x threads), and BUSY_SECONDS at
+ * least, runnable but waiting for a CPU (another task had it). On a quiet
+ * machine a 2-thread kernel on 2 cores waits up to ~15% of the wall time in
+ * all (~8% of its thread time: whatever else wakes up takes a core); one whose
+ * thread shares a core with another process waits a scheduler slice
+ * (milliseconds) at every join, ~100% of the wall time, and its median can
+ * be 1000x off. */
 #define BUSY_SHARE 0.25
 #define BUSY_SECONDS 1e-3
 
-/* Whether `waited` seconds of waiting for a CPU in `seconds` of timed calls
- * (waited < 0: not known) mean a busy machine; if so, says so at the end of
- * m->detail. */
-static void mark_busy(ms_measurement *m, double waited, double seconds)
+bool ms_host_busy(double waited, double thread_seconds)
 {
-    m->busy = waited >= BUSY_SECONDS && waited >= BUSY_SHARE * seconds;
+    return waited >= BUSY_SECONDS && waited >= BUSY_SHARE * thread_seconds;
+}
+
+/* Marks m busy (ms_host_busy) and says so at the end of m->detail. */
+static void mark_busy(ms_measurement *m, double waited, double thread_seconds)
+{
+    m->busy = ms_host_busy(waited, thread_seconds);
     size_t used = strlen(m->detail);
     if (m->busy && used < sizeof m->detail)
         snprintf(m->detail + used, sizeof m->detail - used,
-                 "; busy: its threads waited %.3g s for a CPU in %.3g s of timed calls", waited,
-                 seconds);
+                 "; busy: its threads waited %.3g s for a CPU in %.3g thread-seconds of timed calls",
+                 waited, thread_seconds);
 }
 
 static void set_detail(ms_measurement *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -209,12 +213,13 @@ static double summarise(const double *s, int n, double *scratch, double *in, ms_
     return part.mean > 0 ? (part.ci_hi - part.ci_lo) / 2 / part.mean : HUGE_VAL;
 }
 
-/* Asks the runner for one timed call of its kernel k: its seconds into *t,
- * the seconds its threads waited for a CPU added to *waited (which becomes
- * and stays -1 once one is not known). 1, 0 (runner gone or said something
- * else; line holds it) or -1 (deadline). */
-static int one_run(line_reader *r, int k, double deadline, double *t, double *waited, char *line,
-                   size_t len)
+/* Asks the runner for one timed call of its kernel k: its seconds (> 0)
+ * into *t, the seconds its threads waited for a CPU added to *waited (which
+ * becomes and stays -1 once one is not known) and its thread-seconds (t x
+ * threads) to *tsec. 1, 0 (runner gone or said something else; line holds
+ * it) or -1 (deadline). */
+static int one_run(line_reader *r, int k, double deadline, double *t, double *waited,
+                   double *tsec, char *line, size_t len)
 {
     unsigned char cmd = (unsigned char)k;
     while (send(r->fd, &cmd, 1, MSG_NOSIGNAL) < 0)
@@ -227,13 +232,18 @@ static int one_run(line_reader *r, int k, double deadline, double *t, double *wa
     if (line[0] != 'S' || line[1] != ' ')
         return 0;
     *t = strtod(line + 2, &end);
-    if (end == line + 2 || !(*t >= 0))
+    if (end == line + 2 || !(*t > 0))
         return 0;
     char *at = end;
     double w = strtod(at, &end);
-    if (end == at || *end)
+    if (end == at)
+        return 0;
+    at = end;
+    long threads = strtol(at, &end, 10);
+    if (end == at || *end || threads < 1)
         return 0;
     *waited = w >= 0 && *waited >= 0 ? *waited + w : -1;
+    *tsec += *t * (double)threads;
     return 1;
 }
 
@@ -317,17 +327,17 @@ static void run_job(const char *runner, const char *so, const ms_host_job *j, do
     if (v == 1) {
         phase = "warming up";
         double t = 0, warm = 0, budget = start + timeout / 2;
-        double waited = 0;
+        double waited = 0, tsec = 0;
         for (int w = 0; got == 1 && w < WARMUP_RUNS && warm < WARMUP_SECONDS && ms_now() < budget; w++)
-            if ((got = one_run(&r, 0, deadline, &t, &waited, line, sizeof line)) == 1)
+            if ((got = one_run(&r, 0, deadline, &t, &waited, &tsec, line, sizeof line)) == 1)
                 warm += t;
-        waited = 0; /* over the timed calls only */
+        waited = tsec = 0; /* over the timed calls only */
         phase = "timing";
         double kernel = 0, rel = 0;
         int outliers = 0;
         const char *cap = NULL;
         while (got == 1) {
-            if ((got = one_run(&r, 0, deadline, &t, &waited, line, sizeof line)) != 1)
+            if ((got = one_run(&r, 0, deadline, &t, &waited, &tsec, line, sizeof line)) != 1)
                 break;
             samples[n++] = t;
             kernel += t;
@@ -351,7 +361,7 @@ static void run_job(const char *runner, const char *so, const ms_host_job *j, do
                              n, n == 1 ? "" : "s", outliers, outliers == 1 ? "" : "s", rel * 100);
             if (cap && w > 0 && (size_t)w < sizeof m->detail)
                 snprintf(m->detail + w, sizeof m->detail - (size_t)w, " (stopped at %s)", cap);
-            mark_busy(m, waited, kernel);
+            mark_busy(m, waited, tsec);
             done = true;
         }
     }
@@ -498,24 +508,25 @@ static void side_by_side(const char *runner, const char *const *so, const char *
     }
     const char *phase = "verifying";
     int rounds = 0, outliers = 0;
-    double kernel = 0, spent[MS_HOST_FINAL_MAX] = {0}; /* timed seconds per kernel */
+    double kernel = 0, spent[MS_HOST_FINAL_MAX] = {0}; /* timed thread-seconds per kernel */
     double waited[MS_HOST_FINAL_MAX] = {0};
     for (int round = 0; got == 1 && nlive > 0; round++) {
         phase = "timing";
         for (size_t q = 0; q < k && got == 1; q++) {
             size_t i = (q + (size_t)round) % k;
             double burst[FINAL_BURST_CALLS], sum = 0;
-            double wait = 0;
+            double wait = 0, tsec = 0;
             int calls = 0;
             while (live[i] && calls < FINAL_BURST_CALLS && (calls < 3 || sum < FINAL_BURST_SECONDS) &&
-                   (got = one_run(&r, (int)i, deadline, &burst[calls], &wait, line, sizeof line)) == 1)
+                   (got = one_run(&r, (int)i, deadline, &burst[calls], &wait, &tsec, line,
+                                  sizeof line)) == 1)
                 sum += burst[calls++];
             if (calls && got == 1 && round >= FINAL_WARMUP) {
                 gsl_sort(burst, 1, (size_t)calls);
                 samples[i * MAX_SAMPLES + (size_t)rounds] =
                     gsl_stats_median_from_sorted_data(burst, 1, (size_t)calls);
                 kernel += sum;
-                spent[i] += sum;
+                spent[i] += tsec;
                 waited[i] = wait >= 0 && waited[i] >= 0 ? waited[i] + wait : -1;
             }
         }

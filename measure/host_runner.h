@@ -11,10 +11,11 @@
  * or bf16: A and B passed as bf16 bit patterns, uint16_t), at most 64 kernels.
  * It runs every kernel once, then answers one line per kernel, in argv order:
  * "E why" (cannot load, symbol missing, out of memory), "W why" (wrong
- * result) or "V" (verified); then "S seconds waited" for each byte i < 64 it
- * reads (one timed call of kernel i, all kernels writing the same C, and the
- * seconds the runner's threads spent runnable but waiting for a CPU around it,
- * from /proc/self/task/ * /schedstat; -1 where the kernel does not say); 'q' or end
+ * result) or "V" (verified); then "S seconds waited threads" for each byte
+ * i < 64 it reads (one timed call of kernel i, all kernels writing the same C;
+ * the seconds the runner's threads spent runnable but waiting for a CPU around
+ * it, from /proc/self/task/ * /schedstat, -1 where that cannot be read; and
+ * how many threads the runner has after it); 'q' or end
  * of file ends it. Verification: A, B uniform in [-1, 1] (fixed seed), each
  * kernel's C prefilled with NaN, reference in double; element ok iff
  * |c - ref| <= 4 K FLT_EPSILON sum|a||b|. */
@@ -39,8 +40,9 @@ static const char host_runner_source[] =
     "/* usage: nt_runner M N K BATCH fp32|bf16 SO SYMBOL [SO SYMBOL ...], the parent's socket\n"
     " * on stdin. bf16: A and B go to the kernels as bf16 bit patterns. Lines out, one per\n"
     " * kernel: \"E why\" (cannot load or allocate), \"W why\" (wrong result) or \"V\"\n"
-    " * (verified); then \"S seconds waited\" for each byte i < 64 read (a call of kernel i\n"
-    " * and the seconds all threads waited for a CPU around it, -1 if unknown);\n"
+    " * (verified); then \"S seconds waited threads\" for each byte i < 64 read (a call of\n"
+    " * kernel i, the seconds all threads waited for a CPU around it, -1 if unknown, and\n"
+    " * the thread count);\n"
     " * \"q\" or EOF ends. */\n"
     "\n"
     "typedef void kernel_fn(int, int, int, const float *, int, const float *, int, float *, int);\n"
@@ -160,17 +162,20 @@ static const char host_runner_source[] =
     "}\n"
     "\n"
     "/* Seconds this process's threads have spent runnable but waiting for a CPU\n"
-    " * (the second field of each thread's schedstat), or -1 if unknown. */\n"
-    "static double waited(void)\n"
+    " * (the second field of each thread's schedstat), or -1 if unknown; *threads\n"
+    " * gets how many there are. */\n"
+    "static double waited(int *threads)\n"
     "{\n"
     "    DIR *d = opendir(\"/proc/self/task\");\n"
     "    if (!d)\n"
     "        return -1;\n"
     "    double sum = 0;\n"
     "    struct dirent *e;\n"
+    "    *threads = 0;\n"
     "    while (sum >= 0 && (e = readdir(d))) {\n"
     "        if (e->d_name[0] == '.')\n"
     "            continue;\n"
+    "        ++*threads;\n"
     "        char path[64];\n"
     "        unsigned long long run, wait;\n"
     "        snprintf(path, sizeof path, \"/proc/self/task/%.20s/schedstat\", e->d_name);\n"
@@ -313,10 +318,11 @@ static const char host_runner_source[] =
     "            say(\"E kernel %d cannot be timed\", (int)cmd);\n"
     "            continue;\n"
     "        }\n"
-    "        double w0 = waited(), t0 = seconds();\n"
+    "        int threads;\n"
+    "        double w0 = waited(&threads), t0 = seconds();\n"
     "        run_all(&w[cmd]);\n"
-    "        double t = seconds() - t0, w1 = waited();\n"
-    "        say(\"S %.17g %.17g\", t, w0 >= 0 && w1 >= w0 ? w1 - w0 : -1.0);\n"
+    "        double t = seconds() - t0, w1 = waited(&threads);\n"
+    "        say(\"S %.17g %.17g %d\", t, w0 >= 0 && w1 >= w0 ? w1 - w0 : -1.0, threads);\n"
     "    }\n"
     "}\n"
     ;

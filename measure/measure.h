@@ -19,7 +19,8 @@ typedef struct {
     int nsamples;
     double mean, stddev, ci_lo, ci_hi; /* 95% confidence interval of the mean */
     bool busy;   /* host: its threads waited long for a CPU while timed (the machine
-                  * was busy), so the figure may be far off however tight its CI */
+                  * was busy; ms_host_busy), so the figure may be far off however
+                  * tight its CI; detail then ends "; busy: ..." */
     char detail[320];                   /* why, when status is not ok */
 } ms_measurement;
 
@@ -107,8 +108,9 @@ typedef struct {
  * A compile error is MS_ILLEGAL (first compiler line in detail), a crash
  * MS_CRASH, a hang MS_TIMEOUT, a wrong result MS_WRONG; the others still run.
  * Timed runs go one at a time (the machine is the instrument); done (may be
- * NULL) hears of each job as its measurement is final. False only when the
- * work directory cannot be made or memory runs out. */
+ * NULL) hears of each job as its measurement is final. A job whose threads
+ * waited long for a CPU while timed (ms_host_busy) is marked busy. False only
+ * when the work directory cannot be made or memory runs out. */
 bool ms_host_run(const ms_host_job *jobs, size_t n, const char *workdir, double timeout,
                  ms_measurement *out, ms_done_fn done, void *ctx, char *err, size_t errlen);
 
@@ -124,16 +126,23 @@ enum { MS_HOST_FINAL_MAX = 16 };
  * allowed (timeout per job). So drift of the machine between separate
  * measurements cannot order them. out[i] as in ms_host_run (value: median
  * sample); the detail of an ok one says "final: R samples side by side with
- * ...". A runner that dies marks every unfinished job. False only when the
- * work directory cannot be made or memory runs out. */
+ * ...", and busy ones are marked as in ms_host_run. A runner that dies marks
+ * every unfinished job. False only when the work directory cannot be made or
+ * memory runs out. */
 bool ms_host_final(const ms_host_job *jobs, size_t n, const char *workdir, double timeout,
                    ms_measurement *out, char *err, size_t errlen);
 
 /* The host as a target (kind SP_CPU): the detected cores, caches, vector
  * width and registers, the clock from cpufreq (or /proc/cpuinfo), and
  * calibratable defaults for what cannot be read (2 FMA units and 2 load
- * ports with AVX2/AVX-512, bandwidths). */
+ * ports with AVX2/AVX-512, bandwidths, fork_join 10000 cycles). */
 void ms_host_target(const ms_hostinfo *h, sp_target *t);
+
+/* Whether `waited` seconds of a kernel's threads waiting for a CPU, over
+ * `thread_seconds` of timed calls (wall time x threads), mean the machine
+ * was busy: at least 25% of it and 1 ms. A negative waited (not known) is
+ * never busy. */
+bool ms_host_busy(double waited, double thread_seconds);
 
 /* Names of the backends this build has, NULL-terminated. */
 extern const char *const ms_backend_names[];

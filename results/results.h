@@ -34,7 +34,8 @@ typedef struct {
     char target_sig[17];       /* 16 hex digits: hash of the target's figures */
     char space_sig[17];        /* 16 hex digits: hash of problems + space */
     char measure[32];          /* backend name */
-    char kernel_sig[17];       /* 16 hex digits: hash of a generated kernel (host), or "" */
+    char kernel_sig[17];       /* 16 hex digits: hash of the generated kernels, one per kind
+                                * of code the run's candidates generate (host), or "" */
 } rs_signature;
 
 /* 64-bit FNV-1a of n bytes as 16 lowercase hex digits (+ NUL). */

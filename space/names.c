@@ -1,5 +1,5 @@
 /* names.c — printable names of strategies, splits, dtypes, buffers and paths,
- * and the dtype fact table (bytes per element, fractal shape). */
+ * the dtype fact table (bytes per element, fractal shape) and problem names. */
 #include <string.h>
 
 #include "space.h"

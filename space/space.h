@@ -8,7 +8,8 @@
 #include <stdint.h>
 
 #define SP_NAME_MAX 64
-#define SP_VALUE_MAX (1 << 20) /* largest dimension, batch, tile or core count anywhere */
+#define SP_VALUE_MAX (1 << 20) /* largest dimension, batch, tile or core count in scripts,
+                                * on the command line, in journals and tables */
 #define SP_LABEL_MAX 40        /* longest problem name (it goes into CSV files) */
 
 typedef enum { SP_IS, SP_WS, SP_OS, SP_NSTRATEGY } sp_strategy;

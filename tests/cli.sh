@@ -9,6 +9,7 @@ src=$2
 
 # --- usage and dispatch ---
 run 2
+same "no arguments" "$err" "npu-tune: a SCRIPT.lua or a command is required (see 'npu-tune --help')"
 run 0 --help
 has "help" "$out" "npu-tune model --target T"
 # --help of each command: its usage on stdout, exit 0; usage errors are one line

@@ -20,7 +20,10 @@ int tn_usage(const char *cmd, const char *text, const char *why)
 {
     if (!why) {
         fputs(text, stdout);
-        return fflush(stdout) == 0 ? TN_OK : TN_ERROR;
+        if (fflush(stdout) == 0)
+            return TN_OK;
+        tn_error("cannot write the usage to standard output");
+        return TN_ERROR;
     }
     if (cmd)
         tn_error("%s: %s (see 'npu-tune %s --help')", cmd, why, cmd);

@@ -27,9 +27,10 @@ static void describe(const sp_config *c, char *out, size_t len)
         snprintf(out + w, len - (size_t)w, " micro=%dx%d", c->mr, c->nr);
 }
 
-/* The config for r's shape from a tuning table: the exact entry, else the
- * nearest entry legal for the shape, else the model's best; says which on
- * stderr unless exact. */
+/* The config for r's shape from a tuning table: the exact entry (an error
+ * naming its file:line if it is no longer legal), else the nearest entry
+ * legal for the shape, else the model's best; says which on stderr unless
+ * exact. */
 static int from_table(tn_request *r)
 {
     rs_entry *e;
@@ -45,8 +46,7 @@ static int from_table(tn_request *r)
         tn_error("gen: %s: %s", r->table, err);
         rc = TN_ERROR;
     } else if (!r->have_target && !tn_request_target(r, err, sizeof err)) {
-        tn_error("gen: %s", err);
-        rc = TN_USAGE;
+        rc = tn_usage("gen", usage_text, err);
     }
     /* without --dtype, the dtype the table tuned this shape in (the first
      * entry of the shape's, as a table of one shape in two dtypes is rare) */

@@ -50,10 +50,8 @@ int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
     ls_set_host(detect_host);
-    if (argc < 2) {
-        fprintf(stderr, "usage: npu-tune SCRIPT.lua | npu-tune model ... | npu-tune --help\n");
-        return TN_USAGE;
-    }
+    if (argc < 2)
+        return tn_usage(NULL, "", "a SCRIPT.lua or a command is required");
     const char *cmd = argv[1];
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0)
         return help();

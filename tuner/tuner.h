@@ -58,7 +58,7 @@ typedef struct {
 
 /* Completes a request once its target is known: the target's own dtype and
  * (CPU) default micro-tile where none was given. False with a reason in why
- * if --micro was given for an NPU target. */
+ * if the target does not compute the dtype or --micro was given for an NPU. */
 bool tn_request_target(tn_request *r, char *why, size_t len);
 
 /* Parses argv (argv[0] = the command name `cmd`) into r; on a usage error
