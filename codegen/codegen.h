@@ -145,4 +145,10 @@ bool cg_host_source(FILE *f, const sp_config *c, sp_dtype dtype, const char *sym
  * (the generator's, or out of memory) in err. */
 char *cg_host_text(const sp_config *c, sp_dtype dtype, const char *symbol, char *err, size_t errlen);
 
+/* Whether two configs (with their dtypes) get the same code from
+ * cg_host_source but for the numbers in it (the blocks, the thread count):
+ * same dtype, strategy, double buffering, micro-tile, and threaded or not
+ * (and then the same split). */
+bool cg_host_same_code(sp_dtype da, const sp_config *a, sp_dtype db, const sp_config *b);
+
 #endif

@@ -784,3 +784,11 @@ char *cg_host_text(const sp_config *c, sp_dtype dtype, const char *symbol, char 
     }
     return text;
 }
+
+/* See codegen.h: the branches cg_host_source takes. */
+bool cg_host_same_code(sp_dtype da, const sp_config *a, sp_dtype db, const sp_config *b)
+{
+    return da == db && a->strategy == b->strategy && a->double_buffer == b->double_buffer &&
+           a->mr == b->mr && a->nr == b->nr && (a->cores > 1) == (b->cores > 1) &&
+           (a->cores == 1 || a->split == b->split);
+}

@@ -62,6 +62,19 @@ static char *write_target(const char *path)
     return dest;
 }
 
+/* Runs write on f, flushes, fsyncs when `sync`, and closes f (always);
+ * false with "cannot write 'PATH': why" in err on any failure. */
+static bool write_close(FILE *f, bool sync, const char *path,
+                        bool (*write)(FILE *f, void *ctx), void *ctx, char *err, size_t errlen)
+{
+    errno = 0;
+    bool ok = write(f, ctx) && fflush(f) == 0 && !ferror(f) && (!sync || fsync(fileno(f)) == 0);
+    ok = fclose(f) == 0 && ok;
+    if (!ok)
+        snprintf(err, errlen, "cannot write '%s': %s", path, errno ? strerror(errno) : "write failed");
+    return ok;
+}
+
 /* Writes into an existing FIFO, device or the like, which cannot be
  * replaced: directly, as far as it takes. */
 static bool write_through(const char *path, bool (*write)(FILE *f, void *ctx), void *ctx,
@@ -72,12 +85,7 @@ static bool write_through(const char *path, bool (*write)(FILE *f, void *ctx), v
         snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
         return false;
     }
-    errno = 0;
-    bool ok = write(f, ctx) && fflush(f) == 0 && !ferror(f);
-    ok = fclose(f) == 0 && ok;
-    if (!ok)
-        snprintf(err, errlen, "cannot write '%s': %s", path, errno ? strerror(errno) : "write failed");
-    return ok;
+    return write_close(f, false, path, write, ctx, err, errlen);
 }
 
 /* A temporary file of a unique name beside path ("PATH.tmp.PID.N", so two
@@ -109,7 +117,7 @@ bool rs_write_atomic(const char *path, bool (*write)(FILE *f, void *ctx), void *
     static unsigned serial; /* main thread only, like every file write */
     snprintf(tmp, strlen(dest) + 40, "%s.tmp.%ld.%u", dest, (long)getpid(), serial++);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666); /* the umask applies */
-    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+    FILE *f = fd < 0 || (exists && fchmod(fd, st.st_mode & 07777) != 0) ? NULL : fdopen(fd, "w");
     if (!f) {
         snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
         if (fd >= 0)
@@ -117,12 +125,12 @@ bool rs_write_atomic(const char *path, bool (*write)(FILE *f, void *ctx), void *
         free(dest), free(tmp);
         return false;
     }
-    errno = 0;
-    bool ok = (!exists || fchmod(fd, st.st_mode & 07777) == 0) && write(f, ctx) &&
-              fflush(f) == 0 && !ferror(f) && fsync(fd) == 0;
-    ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, dest)) {
-        snprintf(err, errlen, "cannot write '%s': %s", path, errno ? strerror(errno) : "write failed");
+    bool ok = write_close(f, true, path, write, ctx, err, errlen);
+    if (ok && rename(tmp, dest) != 0) {
+        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+        ok = false;
+    }
+    if (!ok) {
         unlink(tmp);
         free(dest), free(tmp);
         return false;

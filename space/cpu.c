@@ -15,7 +15,8 @@
  * (compared with the whole level). */
 int64_t sp_cpu_need(const sp_config *c, int level)
 {
-    /* in double, saturated: blocks from a hand-edited table may be ~2^31 */
+    /* in double, saturated: a config's blocks may be up to 2^31 (scripts and
+     * files cap them at SP_VALUE_MAX, but sp_check takes any config) */
     double f = 4, db = c->double_buffer ? 2 : 1, need;
     switch (level) {
     case SP_CL1:

@@ -92,19 +92,8 @@ static bool plan_problem(ls_script *s, size_t i, plan *pl, char *err, size_t err
     return true;
 }
 
-/* The code a CPU config generates depends on its dtype, strategy, double
- * buffering, split (when threaded) and micro-tile; its blocks are numbers in
- * it. Whether two candidates generate the same code, blocks aside. */
-static bool same_code(const sp_problem *p, const sp_config *a, const sp_problem *q,
-                      const sp_config *b)
-{
-    return p->dtype == q->dtype && a->strategy == b->strategy &&
-           a->double_buffer == b->double_buffer && (a->cores > 1) == (b->cores > 1) &&
-           (a->cores == 1 || a->split == b->split) && a->mr == b->mr && a->nr == b->nr;
-}
-
 /* The hash of the kernels generated for the first candidate of every kind of
- * code in the plans (same_code), into out (17 bytes): a generator change on
+ * code in the plans (cg_host_same_code), into out (17 bytes): a generator change on
  * any path the run takes changes it. False if memory ran out. */
 static bool kernel_sig(const plan *pls, size_t np, char *out)
 {
@@ -117,7 +106,8 @@ static bool kernel_sig(const plan *pls, size_t np, char *out)
         for (size_t j = 0; ok && j < pls[i].n; j++) {
             const sp_config *c = &pls[i].cands[j].config;
             size_t k = 0;
-            while (k < nkind && !same_code(pls[i].p, c, kinds[k].p, kinds[k].c))
+            while (k < nkind &&
+                   !cg_host_same_code(pls[i].p->dtype, c, kinds[k].p->dtype, kinds[k].c))
                 k++;
             if (k < nkind)
                 continue;
