@@ -1,9 +1,11 @@
 /* table.c — files written whole (a temporary file renamed into place) and the
  * tuning table: its signature line, strict reading, and picking an entry. */
 #define _DEFAULT_SOURCE /* realpath(path, NULL), fchmod */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -62,6 +64,38 @@ static char *write_target(const char *path)
     return dest;
 }
 
+/* Removes the temporaries "DEST.tmp.PID.N" that writers of dest which no
+ * longer run left behind (killed between writing and renaming); a live
+ * writer's stay. Best effort: nothing is reported. */
+static void drop_stale(const char *dest)
+{
+    const char *slash = strrchr(dest, '/');
+    size_t dlen = slash ? (size_t)(slash - dest) + 1 : 0;
+    char *dir = dlen ? strndup(dest, dlen) : strdup(".");
+    DIR *d = dir ? opendir(dir) : NULL;
+    const char *base = dest + dlen;
+    size_t blen = strlen(base);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (strncmp(e->d_name, base, blen) != 0 || strncmp(e->d_name + blen, ".tmp.", 5) != 0)
+            continue;
+        char *end;
+        long pid = strtol(e->d_name + blen + 5, &end, 10);
+        if (end == e->d_name + blen + 5 || *end != '.' || pid <= 0 || (pid_t)pid == getpid() ||
+            kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        char *stale = malloc(dlen + strlen(e->d_name) + 1);
+        if (stale) {
+            memcpy(stale, dest, dlen);
+            strcpy(stale + dlen, e->d_name);
+            unlink(stale);
+            free(stale);
+        }
+    }
+    if (d)
+        closedir(d);
+    free(dir);
+}
+
 /* Runs write on f, flushes, fsyncs when `sync`, and closes f (always);
  * false with "cannot write 'PATH': why" in err on any failure. */
 static bool write_close(FILE *f, bool sync, const char *path,
@@ -90,9 +124,10 @@ static bool write_through(const char *path, bool (*write)(FILE *f, void *ctx), v
 
 /* A temporary file of a unique name beside path ("PATH.tmp.PID.N", so two
  * processes writing one path never share it), fsync'd, given the mode the
- * file has (else 0666 less the umask), renamed over path. A file that is
- * not a regular one (a FIFO, /dev/stdout) is written directly; a symlink
- * is written through. */
+ * file has (else 0666 less the umask), renamed over path; temporaries of
+ * writers killed before their rename are removed first. A file that is not
+ * a regular one (a FIFO, /dev/stdout) is written directly; a symlink is
+ * written through. */
 bool rs_write_atomic(const char *path, bool (*write)(FILE *f, void *ctx), void *ctx, char *err,
                      size_t errlen)
 {
@@ -114,6 +149,7 @@ bool rs_write_atomic(const char *path, bool (*write)(FILE *f, void *ctx), void *
         free(dest), free(tmp);
         return false;
     }
+    drop_stale(dest);
     static unsigned serial; /* main thread only, like every file write */
     snprintf(tmp, strlen(dest) + 40, "%s.tmp.%ld.%u", dest, (long)getpid(), serial++);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666); /* the umask applies */

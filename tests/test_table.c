@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -137,6 +138,26 @@ static void write_kinds(void)
 
     CHECK(!rs_write_atomic(at("t"), write_text, "x", err, sizeof err));
     CHECK(strstr(err, "Is a directory") != NULL);
+    CHECK(!leftover_tmp());
+
+    /* A writer killed before its rename leaves its temporary; the next write
+     * of the path removes it, and leaves a live writer's alone. */
+    pid_t child = fork();
+    if (child == 0)
+        _exit(0);
+    CHECK(child > 0 && waitpid(child, NULL, 0) == child); /* a pid no process has now */
+    char dead[512], live[512], other[512];
+    snprintf(dead, sizeof dead, "%s.tmp.%ld.0", real, (long)child);
+    snprintf(live, sizeof live, "%s.tmp.1.0", real); /* init's */
+    snprintf(other, sizeof other, "%s.tmp.%ld.0", at("t/other.csv"), (long)child);
+    put(dead, "torn");
+    put(live, "busy");
+    put(other, "not this path's");
+    CHECK(rs_write_atomic(real, write_text, "newer\n", err, sizeof err));
+    CHECK_STR(slurp(real), "newer\n");
+    CHECK(access(dead, F_OK) != 0);
+    CHECK(access(live, F_OK) == 0 && access(other, F_OK) == 0);
+    unlink(live), unlink(other);
     CHECK(!leftover_tmp());
 }
 
