@@ -146,6 +146,18 @@ static void expect_one_arg(lua_State *L, const char *fn)
         ls_fail(L, fn, "expected one argument, got %d", lua_gettop(L));
 }
 
+/* The start of a declaration made at most once (target, space, tune): one
+ * argument, its script position into where, and no earlier declaration
+ * (declared, first made at first). */
+static void begin_once(lua_State *L, const char *fn, bool declared, const char *first,
+                       char *where)
+{
+    expect_one_arg(L, fn);
+    ls_where_here(L, where);
+    if (declared)
+        ls_fail(L, fn, "declared twice (first at %s)", first);
+}
+
 /* Checks that argument 1 is a table whose keys are all in `keys`; the
  * alphabetically first unknown key is reported, so errors are stable. */
 static void check_keys(lua_State *L, const char *fn, const char *const *keys)
@@ -274,10 +286,7 @@ static int l_target(lua_State *L)
 {
     ls_script *s = script_of(L);
     char where[LS_WHERE_MAX], err[LS_ERR_MAX];
-    expect_one_arg(L, "target");
-    ls_where_here(L, where);
-    if (s->have_target)
-        ls_fail(L, "target", "declared twice (first at %s)", s->target_where);
+    begin_once(L, "target", s->have_target, s->target_where, where);
     sp_target t;
     memset(&t, 0, sizeof t);
     if (lua_type(L, 1) == LUA_TSTRING) {
@@ -578,10 +587,7 @@ static int l_space(lua_State *L)
                                        "cores", "split", "micro", "constraint", NULL};
     ls_script *s = script_of(L);
     char where[LS_WHERE_MAX];
-    expect_one_arg(L, "space");
-    ls_where_here(L, where);
-    if (s->have_space)
-        ls_fail(L, "space", "declared twice (first at %s)", s->space_where);
+    begin_once(L, "space", s->have_space, s->space_where, where);
     check_keys(L, "space", keys);
     if (!ls_space_reset(s))
         return luaL_error(L, "not enough memory");
@@ -772,10 +778,7 @@ static int l_tune(lua_State *L)
                                        "table",   "seed",   "timeout", NULL};
     ls_script *s = script_of(L);
     char where[LS_WHERE_MAX];
-    expect_one_arg(L, "tune");
-    ls_where_here(L, where);
-    if (s->have_tune)
-        ls_fail(L, "tune", "declared twice (first at %s)", s->tune_where);
+    begin_once(L, "tune", s->have_tune, s->tune_where, where);
     check_keys(L, "tune", keys);
     if (!ls_tune_reset(s))
         return luaL_error(L, "not enough memory");

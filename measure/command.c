@@ -6,7 +6,6 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <spawn.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -18,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "measure.h"
 
 extern char **environ;
@@ -147,13 +147,6 @@ typedef struct {
     int spawn_error;
 } run_result;
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* Reads what fd has into r's stdout tail (is_out) or stderr head; false at
  * end of file or on an error. */
 static bool drain(int fd, bool is_out, run_result *r)
@@ -206,15 +199,7 @@ static void run_command(const char *cmd, double timeout, run_result *r)
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, out[1], 1);
     posix_spawn_file_actions_adddup2(&fa, err[1], 2);
-    posix_spawnattr_init(&at);
-    sigset_t none, all;
-    sigemptyset(&none);
-    sigfillset(&all);
-    posix_spawnattr_setsigmask(&at, &none);
-    posix_spawnattr_setsigdefault(&at, &all);
-    posix_spawnattr_setpgroup(&at, 0);
-    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                      POSIX_SPAWN_SETSIGDEF);
+    ms_child_attr(&at);
     char *argv[] = {(char *)"sh", (char *)"-c", (char *)cmd, NULL};
     pid_t pid;
     int rc = posix_spawn(&pid, "/bin/sh", &fa, &at, argv, environ);
@@ -231,11 +216,11 @@ static void run_command(const char *cmd, double timeout, run_result *r)
     r->spawned = true;
     struct pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
     bool open_[2] = {true, true};
-    double deadline = now() + timeout, grace = 0;
+    double deadline = ms_now() + timeout, grace = 0;
     int tick = 1; /* ms between exit checks once the pipes are quiet */
     bool gone = false;
     for (;;) {
-        double left = (grace > 0 ? grace : deadline) - now();
+        double left = (grace > 0 ? grace : deadline) - ms_now();
         if (left <= 0) {
             if (grace > 0) /* something outside the group still holds a pipe */
                 break;
@@ -269,7 +254,7 @@ static void run_command(const char *cmd, double timeout, run_result *r)
                 si.si_pid == pid) {
                 gone = true;
                 kill(-pid, SIGKILL); /* leftovers of the command */
-                grace = now() + 0.5;
+                grace = ms_now() + 0.5;
             }
         }
     }
@@ -372,16 +357,6 @@ static bool parse_time(const char *line, double *value, int *unit)
 /* ---- the backend ---- */
 
 /* Formats m->detail (cut to its size: it is one line for the journal). */
-static void set_detail(ms_measurement *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void set_detail(ms_measurement *m, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(m->detail, sizeof m->detail, fmt, ap);
-    va_end(ap);
-}
-
 static const char *unit_name(int u) { return u == UNIT_CYCLES ? "cycles" : "s"; }
 
 /* A file name part: the problem name with anything odd replaced by '_'. */
@@ -434,7 +409,7 @@ static bool write_kernel(state *st, const sp_target *t, const sp_problem *p,
     cg_kernel_free(&k);
     if (!ok) {
         out->status = MS_CRASH;
-        set_detail(out, "cannot write kernel '%s': %s", path, strerror(e));
+        ms_set_detail(out, "cannot write kernel '%s': %s", path, strerror(e));
         if (fd >= 0)
             unlink(path);
     }
@@ -459,14 +434,14 @@ static void cmd_measure(ms_backend *b, const sp_target *t, const sp_problem *p,
     char *cmd = expand(st->command, path, t, p);
     if (!cmd) {
         out->status = MS_CRASH;
-        set_detail(out, "out of memory; kernel kept: %s", path);
+        ms_set_detail(out, "out of memory; kernel kept: %s", path);
         return;
     }
     run_result *r = malloc(sizeof *r);
     if (!r) {
         free(cmd);
         out->status = MS_CRASH;
-        set_detail(out, "out of memory; kernel kept: %s", path);
+        ms_set_detail(out, "out of memory; kernel kept: %s", path);
         return;
     }
     run_command(cmd, st->timeout, r);
@@ -513,7 +488,7 @@ static void cmd_measure(ms_backend *b, const sp_target *t, const sp_problem *p,
     if (out->status == MS_OK)
         unlink(path);
     else
-        set_detail(out, "%s; kernel kept: %s", why, path);
+        ms_set_detail(out, "%s; kernel kept: %s", why, path);
 }
 
 static void cmd_close(ms_backend *b)
@@ -527,35 +502,6 @@ static void cmd_close(ms_backend *b)
         free(st);
     }
     free(b);
-}
-
-/* mkdir -p dir; false with a reason in err. */
-static bool make_dirs(const char *dir, char *err, size_t errlen)
-{
-    char *d = strdup(dir);
-    if (!d) {
-        snprintf(err, errlen, "out of memory");
-        return false;
-    }
-    bool ok = true;
-    size_t n = strlen(d);
-    for (size_t i = 1; ok && i <= n; i++) {
-        if (d[i] != '/' && d[i] != '\0')
-            continue;
-        char saved = d[i];
-        d[i] = '\0';
-        struct stat s;
-        if (mkdir(d, 0777) && errno != EEXIST) {
-            snprintf(err, errlen, "cannot create directory '%s': %s", d, strerror(errno));
-            ok = false;
-        } else if (stat(d, &s) || !S_ISDIR(s.st_mode)) {
-            snprintf(err, errlen, "cannot create directory '%s': %s", d, strerror(ENOTDIR));
-            ok = false;
-        }
-        d[i] = saved;
-    }
-    free(d);
-    return ok;
 }
 
 /* Opens the command backend: s->command is the template (it must contain
@@ -578,7 +524,7 @@ ms_backend *ms_command_open(const ms_settings *s, char *err, size_t errlen)
     if (!dir || !*dir)
         dir = "/tmp";
     char why[512];
-    if (!make_dirs(dir, why, sizeof why)) {
+    if (!ms_make_dirs(dir, why, sizeof why)) {
         snprintf(err, errlen, "measure.command: %s", why);
         return NULL;
     }

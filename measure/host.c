@@ -7,7 +7,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +19,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "child.h"
 #include "host_internal.h"
 #include "measure.h"
 
@@ -73,16 +73,6 @@ static void mark_busy(ms_measurement *m, double waited, double thread_seconds)
                  waited, thread_seconds);
 }
 
-static void set_detail(ms_measurement *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void set_detail(ms_measurement *m, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(m->detail, sizeof m->detail, fmt, ap);
-    va_end(ap);
-}
-
 /* "SIGSEGV (Segmentation fault)" for the signals a kernel dies of. */
 static void signal_text(int sig, char *out, size_t len)
 {
@@ -101,35 +91,6 @@ static void signal_text(int sig, char *out, size_t len)
             return;
         }
     snprintf(out, len, "signal %d (%s)", sig, strsignal(sig));
-}
-
-/* mkdir -p dir; false with a reason in err. */
-static bool make_dirs(const char *dir, char *err, size_t errlen)
-{
-    char *d = strdup(dir);
-    if (!d) {
-        snprintf(err, errlen, "out of memory");
-        return false;
-    }
-    bool ok = true;
-    size_t n = strlen(d);
-    for (size_t i = 1; ok && i <= n; i++) {
-        if (d[i] != '/' && d[i] != '\0')
-            continue;
-        char saved = d[i];
-        d[i] = '\0';
-        struct stat s;
-        if (mkdir(d, 0777) && errno != EEXIST) {
-            snprintf(err, errlen, "cannot create directory '%s': %s", d, strerror(errno));
-            ok = false;
-        } else if (stat(d, &s) || !S_ISDIR(s.st_mode)) {
-            snprintf(err, errlen, "cannot create directory '%s': %s", d, strerror(ENOTDIR));
-            ok = false;
-        }
-        d[i] = saved;
-    }
-    free(d);
-    return ok;
 }
 
 /* ---- child processes ---- */
@@ -257,7 +218,7 @@ static int verdict(const char *line, ms_measurement *m)
     if ((line[0] != 'E' && line[0] != 'W') || line[1] != ' ')
         return -1;
     m->status = line[0] == 'W' ? MS_WRONG : strstr(line, "out of memory") ? MS_CRASH : MS_ILLEGAL;
-    set_detail(m, "%s", line + 2);
+    ms_set_detail(m, "%s", line + 2);
     return 0;
 }
 
@@ -376,10 +337,10 @@ static void run_job(const char *runner, const char *so, const ms_host_job *j, do
         if (!done || got == -1) {
             m->status = MS_TIMEOUT;
             if (n)
-                set_detail(m, "timed out after %g s while %s (after %d sample%s)", timeout, phase, n,
+                ms_set_detail(m, "timed out after %g s while %s (after %d sample%s)", timeout, phase, n,
                            n == 1 ? "" : "s");
             else
-                set_detail(m, "timed out after %g s while %s", timeout, phase);
+                ms_set_detail(m, "timed out after %g s while %s", timeout, phase);
         }
         return;
     }
@@ -389,11 +350,11 @@ static void run_job(const char *runner, const char *so, const ms_host_job *j, do
     if (WIFSIGNALED(status)) {
         char sig[96];
         signal_text(WTERMSIG(status), sig, sizeof sig);
-        set_detail(m, "killed by %s while %s", sig, phase);
+        ms_set_detail(m, "killed by %s while %s", sig, phase);
     } else if (got == 1)
-        set_detail(m, "unexpected answer from the runner while %s: '%.200s'", phase, line);
+        ms_set_detail(m, "unexpected answer from the runner while %s: '%.200s'", phase, line);
     else
-        set_detail(m, "exited with status %d while %s", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+        ms_set_detail(m, "exited with status %d while %s", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
                    phase);
 }
 
@@ -413,7 +374,7 @@ static bool begin(const ms_host_job *jobs, size_t n, const char *workdir, size_t
         snprintf(err, errlen, "no work directory for host kernels");
         return false;
     }
-    if (!make_dirs(workdir, err, errlen))
+    if (!ms_make_dirs(workdir, err, errlen))
         return false;
     if (n == 0)
         return true;
@@ -554,19 +515,19 @@ static void side_by_side(const char *runner, const char *const *so, const char *
         if (done) {
             double rel = summarise(samples + i * MAX_SAMPLES, rounds, scratch, in, m, &outliers);
             m->status = MS_OK;
-            set_detail(m, "final: %d samples side by side with %zu other%s, %d outlier%s, CI +-%.1f%%",
+            ms_set_detail(m, "final: %d samples side by side with %zu other%s, %d outlier%s, CI +-%.1f%%",
                        rounds, nlive - 1, nlive == 2 ? "" : "s", outliers, outliers == 1 ? "" : "s",
                        rel * 100);
             mark_busy(m, waited[i], spent[i]);
         } else if (!reaped) {
             m->status = MS_TIMEOUT;
-            set_detail(m, "the final's runner timed out after %g s while %s", timeout, phase);
+            ms_set_detail(m, "the final's runner timed out after %g s while %s", timeout, phase);
         } else {
             char sig[96] = "";
             if (WIFSIGNALED(status))
                 signal_text(WTERMSIG(status), sig, sizeof sig);
             m->status = MS_CRASH;
-            set_detail(m, "the final's runner %s%s while %s", *sig ? "was killed by " : "failed",
+            ms_set_detail(m, "the final's runner %s%s while %s", *sig ? "was killed by " : "failed",
                        sig, phase);
         }
     }

@@ -1,5 +1,5 @@
-/* host_compile.c — the host harness's build step: child-process helpers, and
- * kernels compiled into shared objects in parallel batches next to the runner. */
+/* host_compile.c — the host harness's build step: kernels compiled into shared
+ * objects in parallel batches next to the runner. */
 #define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "host_internal.h"
 #include "host_runner.h"
 
@@ -24,66 +25,6 @@ enum { TU_JOBS = 8 }; /* jobs per translation unit */
 
 /* Numbers work files: unique within the process (with the pid, across processes). */
 static atomic_uint_fast64_t counter;
-
-double ms_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
-/* Spawn attributes shared by every child: its own process group (so a
- * timeout kills everything it started), default signals, nothing blocked. */
-void ms_child_attr(posix_spawnattr_t *at)
-{
-    sigset_t none, all;
-    sigemptyset(&none);
-    sigfillset(&all);
-    posix_spawnattr_init(at);
-    posix_spawnattr_setsigmask(at, &none);
-    posix_spawnattr_setsigdefault(at, &all);
-    posix_spawnattr_setpgroup(at, 0);
-    posix_spawnattr_setflags(at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                     POSIX_SPAWN_SETSIGDEF);
-}
-
-/* Reaps child pid once it has exited, first killing whatever it left in its
- * process group (the leader stays a zombie until then, so the group id
- * cannot be reused). Waits until deadline; false (nothing reaped) if the
- * child is still running then. */
-bool ms_reap_by(pid_t pid, double deadline, int *status)
-{
-    for (int tick = 1;; tick = tick < 32 ? tick * 2 : tick) {
-        siginfo_t si;
-        memset(&si, 0, sizeof si);
-        int rc = waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT);
-        if ((rc == 0 && si.si_pid == pid) || (rc < 0 && errno == ECHILD))
-            break;
-        if (ms_now() >= deadline)
-            return false;
-        sleep_ms(tick);
-    }
-    kill(-pid, SIGKILL);
-    while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-        ;
-    return true;
-}
-
-/* Kills child pid's whole process group and reaps it. */
-void ms_kill_and_reap(pid_t pid)
-{
-    kill(-pid, SIGKILL);
-    int status;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-}
-
 
 /* The compiler command: $CC split at blanks (e.g. "ccache gcc"), else cc. */
 typedef struct {

@@ -1,28 +1,12 @@
-/* host_internal.h — private to the host harness: child-process helpers and the
- * compiled form of a batch of kernels (host_compile.c), used by host.c. */
+/* host_internal.h — private to the host harness: the compiled form of a batch
+ * of kernels (host_compile.c), used by host.c. */
 #ifndef NPU_TUNE_HOST_INTERNAL_H
 #define NPU_TUNE_HOST_INTERNAL_H
 
-#include <spawn.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <sys/types.h>
 
 #include "measure.h"
-
-/* Monotonic seconds. */
-double ms_now(void);
-
-/* Spawn attributes for every child: its own process group (so a kill reaches
- * whatever it started), default signals, nothing blocked. */
-void ms_child_attr(posix_spawnattr_t *at);
-
-/* Reaps child pid once it has exited (killing what it left in its group);
- * false, nothing reaped, if it is still running at deadline. */
-bool ms_reap_by(pid_t pid, double deadline, int *status);
-
-/* Kills child pid's whole process group and reaps it. */
-void ms_kill_and_reap(pid_t pid);
 
 /* A batch of jobs compiled into shared objects, and the timing runner. */
 typedef struct ms_build ms_build;

@@ -170,6 +170,9 @@ void ms_close(ms_backend *b);
 /* "ok", "wrong", "timeout", "crash", "illegal". */
 const char *ms_status_name(ms_status s);
 
+/* m->detail = the printf-formatted text, cut to fit. */
+void ms_set_detail(ms_measurement *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Fills the statistics of m from n >= 1 samples (sorted in place): median,
  * mean, standard deviation and a Student-t 95% interval of the mean. */
 void ms_summarise(double *samples, int n, ms_measurement *m);
