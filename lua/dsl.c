@@ -11,7 +11,6 @@
 
 #include "internal.h"
 
-
 static const char *const known_measures[] = {"model", "sim", "host", "command", NULL};
 static const char *const known_searches[] = {"model", "exhaustive", "random", "anneal", NULL};
 

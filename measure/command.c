@@ -356,7 +356,6 @@ static bool parse_time(const char *line, double *value, int *unit)
 
 /* ---- the backend ---- */
 
-/* Formats m->detail (cut to its size: it is one line for the journal). */
 static const char *unit_name(int u) { return u == UNIT_CYCLES ? "cycles" : "s"; }
 
 /* A file name part: the problem name with anything odd replaced by '_'. */

@@ -93,8 +93,6 @@ static void signal_text(int sig, char *out, size_t len)
     snprintf(out, len, "signal %d (%s)", sig, strsignal(sig));
 }
 
-/* ---- child processes ---- */
-
 /* ---- running one kernel ---- */
 
 /* Lines from the runner's socket. */
@@ -174,6 +172,10 @@ static double summarise(const double *s, int n, double *scratch, double *in, ms_
     return part.mean > 0 ? (part.ci_hi - part.ci_lo) / 2 / part.mean : HUGE_VAL;
 }
 
+/* *acc += w: seconds threads waited for a CPU, where -1 (not known) in
+ * either makes and keeps *acc -1. */
+static void add_waited(double *acc, double w) { *acc = w >= 0 && *acc >= 0 ? *acc + w : -1; }
+
 /* Asks the runner for one timed call of its kernel k: its seconds (> 0)
  * into *t, the seconds its threads waited for a CPU added to *waited (which
  * becomes and stays -1 once one is not known) and its thread-seconds (t x
@@ -203,7 +205,7 @@ static int one_run(line_reader *r, int k, double deadline, double *t, double *wa
     long threads = strtol(at, &end, 10);
     if (end == at || *end || threads < 1)
         return 0;
-    *waited = w >= 0 && *waited >= 0 ? *waited + w : -1;
+    add_waited(waited, w);
     *tsec += *t * (double)threads;
     return 1;
 }
@@ -488,7 +490,7 @@ static void side_by_side(const char *runner, const char *const *so, const char *
                     gsl_stats_median_from_sorted_data(burst, 1, (size_t)calls);
                 kernel += sum;
                 spent[i] += tsec;
-                waited[i] = wait >= 0 && waited[i] >= 0 ? waited[i] + wait : -1;
+                add_waited(&waited[i], wait);
             }
         }
         rounds += got == 1 && round >= FINAL_WARMUP;

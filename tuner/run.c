@@ -379,6 +379,7 @@ static void none_ok(const plan *pl)
             return;
         }
 }
+
 /* One warning when timings were taken on a busy machine (the backend saw
  * the kernel's threads wait long for a CPU): how many, and whether the
  * winner's is one. */
@@ -570,8 +571,6 @@ static int usage(const char *why)
     return tn_usage(NULL, "usage: npu-tune [--quiet] [--format text|csv] [--seed N] SCRIPT.lua\n", why);
 }
 
-static const char *const measures[] = {"model", "sim", "host", "command", NULL};
-
 int tn_run(int argc, char **argv)
 {
     static const struct option opts[] = {{"quiet", no_argument, 0, 'q'},
@@ -606,7 +605,7 @@ int tn_run(int argc, char **argv)
     if (optind != argc - 1)
         return usage(optind >= argc ? "a SCRIPT.lua is required" : "one SCRIPT.lua only");
     const char *path = argv[optind];
-    ls_options lo = {.measures = measures, .default_measure = "sim",
+    ls_options lo = {.measures = ms_backend_names, .default_measure = "sim",
                      .searches = tn_search_names, .default_search = "model"};
     if (!(r.script = ls_open(&lo))) {
         tn_error("out of memory starting Lua");
