@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "codegen.h"
 #include "space.h"
@@ -73,14 +74,33 @@ typedef struct {
  * find keep conservative defaults (1 core, 32 KiB / 1 MiB / 8 MiB, 4 lanes). */
 void ms_host_detect(ms_hostinfo *h);
 
+/* What a thread that never blocks does not get of its wall time: gaps of more
+ * than 2 us between back-to-back clock reads (interrupts, a hypervisor's exits,
+ * preemption). A kernel timed over milliseconds loses the same share. */
+typedef struct {
+    double share;      /* fraction of the wall time inside gaps */
+    double per_second; /* gaps per second */
+    double median_us;  /* the median gap, microseconds */
+} ms_lost;
+
+/* Spins `seconds` on the calling thread reading the clock and fills *out;
+ * false if memory ran out. */
+bool ms_host_lost(double seconds, ms_lost *out);
+
 /* The machine's roofline, measured once: single-precision FMA peak per core
- * (the median of ~1 ms chunks) and for all cores (parallel regions of such
- * chunks: the sum over threads of each one's median chunk), and streaming
- * memory bandwidth. */
+ * (the median of ~0.3 ms chunks: 2.4 M FMAs) and for all cores (parallel
+ * regions of such chunks: the sum over threads of each one's median chunk),
+ * streaming memory bandwidth, and the share of one core's time lost. */
 typedef struct {
     double gflops_core, gflops_all; /* peak fp32 GFLOP/s */
     double gbytes;                  /* memory bandwidth, GB/s */
+    ms_lost lost;                   /* on the calling thread, 0.1 s */
 } ms_roofline;
+
+/* Prints "FMA peak ... GFLOP/s per core, ... all cores; memory ... GB/s; a
+ * running thread loses ...% of its time (... gaps/s, median ... us)" without
+ * a newline. */
+void ms_roofline_print(FILE *f, const ms_roofline *r);
 
 /* Measures the roofline (about a second). */
 bool ms_host_roofline(ms_roofline *r);

@@ -3,14 +3,15 @@
 #define _DEFAULT_SOURCE /* MADV_HUGEPAGE */
 #include <omp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "child.h"
 #include "measure.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -26,7 +27,8 @@
 #define MUL 0.999f
 #define ADD 0.001f
 #define FMA_SECONDS 0.2    /* per measurement (one core, then all cores) */
-#define CHUNK_ROUNDS 200000 /* rounds per timed chunk: about 1 ms */
+#define CHUNK_ROUNDS 200000 /* rounds per timed chunk: 2.4 M FMAs, 0.33 ms at 2 per cycle and 3.6 GHz */
+#define LOST_SECONDS 0.1    /* the lost-time probe */
 #define MIN_REGIONS 20      /* all-core regions timed at least, however long they take */
 
 /* Bandwidth: a STREAM triad a = b + s c over doubles with all threads, each
@@ -38,13 +40,6 @@
 #define TRIAD_MIN_BYTES (64.0 * 1048576)
 #define TRIAD_MAX_BYTES (128.0 * 1048576)
 #define TRIAD_PASSES 4
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* op(0) ... op(11): the twelve chains written out, so each is a register. */
 #define X12(op) op(0) op(1) op(2) op(3) op(4) op(5) op(6) op(7) op(8) op(9) op(10) op(11)
@@ -141,14 +136,14 @@ static double median_gflops(double *rate, size_t n)
 static double peak_one(fma_fn *f, int lanes, long *chunks)
 {
     static double rate[MAXCHUNKS];
-    double start = now(), t = start;
+    double start = ms_now(), t = start;
     long count = 0;
     size_t n = 0;
     sink = f(CHUNK_ROUNDS); /* warm up: clocks, power licence */
     while (t - start < FMA_SECONDS) {
-        double t0 = now();
+        double t0 = ms_now();
         sink = f(CHUNK_ROUNDS);
-        t = now();
+        t = ms_now();
         count++;
         if (t > t0 && n < MAXCHUNKS)
             rate[n++] = chunk_flops(lanes) / (t - t0);
@@ -179,15 +174,15 @@ static double peak_all(fma_fn *f, int lanes, long chunks)
     if (!rate)
         return 0;
     long done = 0;
-    double start = now();
+    double start = ms_now();
     for (long i = 0; i <= chunks; i++) {
-        if (done >= MIN_REGIONS && now() - start > 2 * FMA_SECONDS)
+        if (done >= MIN_REGIONS && ms_now() - start > 2 * FMA_SECONDS)
             break;
 #pragma omp parallel
         {
-            double t0 = now();
+            double t0 = ms_now();
             float acc = f(CHUNK_ROUNDS);
-            double t = now() - t0;
+            double t = ms_now() - t0;
             int me = omp_get_thread_num();
             if (i > 0) /* region 0 warms the threads up */
                 rate[(size_t)me * (size_t)chunks + (size_t)(i - 1)] = t > 0 ? chunk_flops(lanes) / t : 0;
@@ -247,11 +242,11 @@ static double triad(void)
             c[i] = 2;
         }
         for (int pass = 0; pass <= TRIAD_PASSES; pass++) {
-            double t0 = now();
+            double t0 = ms_now();
 #pragma omp parallel for schedule(static)
             for (long i = 0; i < n; i++)
                 a[i] = b[i] + 3.0 * c[i];
-            double t = now() - t0;
+            double t = ms_now() - t0;
             if (pass > 0 && t > 0 && 24.0 * (double)n / t > best) /* pass 0 warms up */
                 best = 24.0 * (double)n / t;
         }
@@ -290,7 +285,8 @@ double ms_host_fma(double flops, int threads)
 
 /* See measure.h: FMA peak with the widest vector FMA the CPU has (AVX-512,
  * AVX2+FMA, else 4-lane portable), ~0.2 s on one core then on all OpenMP
- * threads; bandwidth from the triad over all threads. False if memory ran out. */
+ * threads; bandwidth from the triad over all threads; then 0.1 s of the
+ * lost-time probe on the calling thread. False if memory ran out. */
 bool ms_host_roofline(ms_roofline *r)
 {
     int lanes;
@@ -299,5 +295,17 @@ bool ms_host_roofline(ms_roofline *r)
     r->gflops_core = peak_one(f, lanes, &chunks);
     r->gflops_all = peak_all(f, lanes, chunks);
     r->gbytes = triad();
+    if (!ms_host_lost(LOST_SECONDS, &r->lost))
+        return false;
     return r->gbytes > 0;
+}
+
+/* See measure.h. */
+void ms_roofline_print(FILE *f, const ms_roofline *r)
+{
+    fprintf(f,
+            "FMA peak %.1f GFLOP/s per core, %.1f all cores; memory %.1f GB/s; a running "
+            "thread loses %.1f%% of its time (%.0f gaps/s, median %.0f us)",
+            r->gflops_core, r->gflops_all, r->gbytes, 100 * r->lost.share, r->lost.per_second,
+            r->lost.median_us);
 }

@@ -142,6 +142,7 @@ tune { budget = 4, results = "out/tiny.csv", table = "out/tiny-table.csv" }
 LUA
 run 0 --quiet tiny.lua
 has "roofline" "$out" "host roofline: FMA peak"
+has "time lost" "$out" "; a running thread loses "
 has "gflops" "$out" "GFLOP/s"
 same "table header" "$(sed -n 2p "$work/out/tiny-table.csv")" "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,measured,unit,micro"
 same "table rows" "$(tail -n +3 "$work/out/tiny-table.csv" | cut -d, -f1,6,7,16 | sort -u)" "tiny,fp32,host,s"

@@ -1,14 +1,61 @@
 /* test_hostinfo.c — host detection agrees with what the machine says through
- * other channels (sysconf, sysfs, the compiler's macros). */
+ * other channels (sysconf, sysfs, the compiler's macros); the lost-time probe
+ * sees interruptions planted with a timer. */
 #define _POSIX_C_SOURCE 200809L
+#include <signal.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "measure.h"
 
+/* The planted interruption: a SIGALRM handler that spins PLANT_US. */
+#define PLANT_US 300
+static volatile sig_atomic_t planted;
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000000L + (t.tv_nsec - t0.tv_nsec) / 1000 < PLANT_US);
+    planted = planted + 1;
+}
+
+/* The probe on its own, then with a timer taking PLANT_US of every 2 ms (15%
+ * of the time) from this thread: it must see at least most of that. */
+static void check_lost(void)
+{
+    ms_lost quiet, busy;
+    CHECK(ms_host_lost(0.1, &quiet));
+    printf("lost: %.2f%% of the time, %.0f gaps/s, median %.1f us\n", 100 * quiet.share,
+           quiet.per_second, quiet.median_us);
+    CHECK(quiet.share >= 0 && quiet.share < 1 && quiet.per_second >= 0);
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_alarm;
+    sigemptyset(&sa.sa_mask);
+    CHECK(sigaction(SIGALRM, &sa, NULL) == 0);
+    struct itimerval every = {{0, 2000}, {0, 2000}}, off = {{0, 0}, {0, 0}};
+    CHECK(setitimer(ITIMER_REAL, &every, NULL) == 0);
+    CHECK(ms_host_lost(0.2, &busy));
+    CHECK(setitimer(ITIMER_REAL, &off, NULL) == 0);
+    printf("lost with %d planted %d us interruptions: %.2f%%, %.0f gaps/s, median %.1f us\n",
+           (int)planted, PLANT_US, 100 * busy.share, busy.per_second, busy.median_us);
+    CHECK(planted >= 20);
+    CHECK(busy.share >= 0.10 && busy.share < 1);
+    CHECK(busy.per_second >= 100);
+}
+
 int main(void)
 {
+    check_lost();
     ms_hostinfo h;
     ms_host_detect(&h);
     printf("host: %d cores, L1 %lld, L2 %lld, L3 %lld bytes, %s (%d floats, %d vector registers)%s\n",

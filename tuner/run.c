@@ -550,8 +550,9 @@ static void summary(const tn_session *r, const plan *pls, size_t np)
                nfinal, np, TN_FINALISTS, 100 * TN_FINAL_MARGIN);
     if (!r->have_roof)
         return;
-    printf("host roofline: FMA peak %.1f GFLOP/s per core, %.1f all cores; memory %.1f GB/s\n",
-           r->roof.gflops_core, r->roof.gflops_all, r->roof.gbytes);
+    printf("host roofline: ");
+    ms_roofline_print(stdout, &r->roof);
+    printf("\n");
     for (size_t i = 0; i < np; i++) {
         const plan *pl = &pls[i];
         double gf, frac;
@@ -561,8 +562,12 @@ static void summary(const tn_session *r, const plan *pls, size_t np)
         rate(r, pl->p, c, pl->ms[pl->best].value, &gf, &frac);
         char shape[64];
         shape_text(pl->p, shape, sizeof shape);
-        printf("  %-10s %-14s %8.1f GFLOP/s = %3.0f%% of the peak of %d core%s\n", pl->p->name,
+        printf("  %-10s %-14s %8.1f GFLOP/s = %3.0f%% of the peak of %d core%s", pl->p->name,
                shape, gf, 100 * frac, c->cores, c->cores == 1 ? "" : "s");
+        double kept = 1 - r->roof.lost.share; /* what a running thread gets */
+        if (kept > 0 && kept < 1)
+            printf("; %3.0f%% of the peak less the time lost", 100 * frac / kept);
+        printf("\n");
     }
 }
 
@@ -645,10 +650,11 @@ int tn_run(int argc, char **argv)
     r.np = np;
     if (strcmp(r.backend->name, "host") == 0) {
         r.have_roof = ms_host_roofline(&r.roof);
-        if (!r.quiet && r.have_roof)
-            fprintf(stderr, "npu-tune: host roofline: FMA peak %.1f GFLOP/s per core, %.1f all "
-                            "cores; memory %.1f GB/s\n",
-                    r.roof.gflops_core, r.roof.gflops_all, r.roof.gbytes);
+        if (!r.quiet && r.have_roof) {
+            fprintf(stderr, "npu-tune: host roofline: ");
+            ms_roofline_print(stderr, &r.roof);
+            fprintf(stderr, "\n");
+        }
     }
     tn_progress_start(&r);
     for (size_t i = 0; i < np; i++) {

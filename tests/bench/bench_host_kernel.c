@@ -73,6 +73,8 @@ static double median(double *v, int n)
 
 /* ---- the FMA peak ---- */
 
+#define LOST_SECONDS 0.2 /* per round, for the lost-time probe */
+
 /* GFLOP/s of the FMA peak at `threads` (1: one core; else all cores), from
  * the roofline probe the tuner uses (measure/roofline.c); 0 if unknown. */
 static double fma_peak(int threads)
@@ -156,7 +158,7 @@ static void call_blas(const void *ctx, const problem *p)
  * effect when the library loads and no contender's idle threads run during
  * another's sample. The parent sends a request (what, shape, threads) and
  * reads back one double (GFLOP/s, < 0: unavailable). */
-enum { REQ_QUIT, REQ_PEAK, REQ_FMA, REQ_RUN };
+enum { REQ_QUIT, REQ_PEAK, REQ_LOST, REQ_FMA, REQ_RUN };
 typedef struct {
     int what, shape, threads;
 } request;
@@ -232,6 +234,9 @@ static void serve(const char *so, int in, int out)
         double g = -1;
         if (q.what == REQ_PEAK) {
             g = fma_peak(q.threads);
+        } else if (q.what == REQ_LOST) {
+            ms_lost l;
+            g = ms_host_lost(LOST_SECONDS, &l) ? l.share : -1;
         } else if (q.what == REQ_FMA && q.shape >= 0 && q.shape < NSHAPE && q.threads >= 1) {
             g = sample(call_fma, &q.threads, &probs[q.shape]);
         } else if (q.shape >= 0 && q.shape < NSHAPE && q.threads >= 1 && q.threads <= NTHR) {
@@ -528,13 +533,15 @@ int main(int argc, char **argv)
     /* round-robin: in each round the peak and, on every (threads, shape)
      * cell, the FMA loop of the same flops and every contender get one
      * sample, in turn */
-    static double peak[NTHR][MAXROUNDS], kern[NSHAPE][NTHR][MAXROUNDS];
+    static double peak[NTHR][MAXROUNDS], lost[MAXROUNDS], kern[NSHAPE][NTHR][MAXROUNDS];
     static double fma[NSHAPE][NTHR][MAXROUNDS];
     static double lib[NCORE][NSHAPE][NTHR][MAXROUNDS];
     struct timespec pause = {(time_t)gap, (long)((gap - (double)(time_t)gap) * 1e9)};
     double start = now();
     int tty = isatty(STDERR_FILENO);
     for (int r = 0; r < rounds; r++) {
+        lost[r] = ask(&tuned, REQ_LOST, 0, 1);
+        nanosleep(&pause, NULL);
         for (int t = 0; t < NTHR; t++) {
             peak[t][r] = ask(&tuned, REQ_PEAK, 0, t + 1);
             nanosleep(&pause, NULL);
@@ -564,6 +571,9 @@ int main(int argc, char **argv)
     printf("FMA peak (measure/roofline.c, median of %d rounds): 1 core %.1f GFLOP/s, %d cores "
            "%.1f GFLOP/s\n",
            rounds, pk[0], NTHR, pk[NTHR - 1]);
+    printf("A running thread lost %.1f%% of its wall time (measure/lost.c: gaps of > 2 us between "
+           "clock reads, %.1f s, median of %d rounds)\n",
+           100 * median(lost, rounds), LOST_SECONDS, rounds);
     if (nblas == 0)
         printf("OpenBLAS (libopenblas.so.0) not found: the tuned kernels alone\n");
     else {
