@@ -153,7 +153,8 @@ bool ms_host_final(const ms_host_job *jobs, size_t n, const char *workdir, doubl
                    ms_measurement *out, char *err, size_t errlen);
 
 /* The host as a target (kind SP_CPU): the detected cores, caches, vector
- * width and registers, the clock from cpufreq (or /proc/cpuinfo), and
+ * width and registers, the clock (measured on x86 with a chain of dependent
+ * adds, ~3 ms; else cpufreq's maximum or /proc/cpuinfo), and
  * calibratable defaults for what cannot be read (2 FMA units and 2 load
  * ports with AVX2/AVX-512, bandwidths, fork_join 10000 cycles). */
 void ms_host_target(const ms_hostinfo *h, sp_target *t);

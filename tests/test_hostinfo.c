@@ -62,6 +62,11 @@ int main(void)
            h.cores, (long long)h.cache[0], (long long)h.cache[1], (long long)h.cache[2], h.isa,
            h.simd_floats, h.vregs, h.bf16 ? ", bf16" : "");
     CHECK_INT(h.cores, sysconf(_SC_NPROCESSORS_ONLN));
+    /* The clock: measured on x86, read elsewhere; a real clock either way. */
+    sp_target t;
+    ms_host_target(&h, &t);
+    printf("clock: %.0f MHz\n", t.clock_mhz);
+    CHECK(t.clock_mhz >= 200 && t.clock_mhz <= 10000);
     CHECK(h.cache[0] >= 4096 && h.cache[0] <= h.cache[1] && h.cache[1] <= h.cache[2]);
     CHECK(h.simd_floats == 4 || h.simd_floats == 8 || h.simd_floats == 16);
     CHECK(h.vregs == (h.simd_floats == 16 ? 32 : 16));

@@ -148,7 +148,9 @@ static bool sign(const ls_script *s, const char *script, const plan *pls, size_t
     FILE *f = open_memstream(&text, &len);
     if (!f)
         return false;
-    fprintf(f, "%d %.17g", t->cores, t->clock_mhz);
+    /* a CPU's clock is measured, a little different every run, and only turns the
+     * model's cycles into microseconds: its journals (seconds) do not depend on it */
+    fprintf(f, "%d %.17g", t->cores, t->kind == SP_CPU ? 0.0 : t->clock_mhz);
     for (int i = 0; i < SP_NDTYPE; i++)
         fprintf(f, " %.17g", t->macs[i]);
     for (int i = 0; i < SP_NBUF; i++)
