@@ -66,6 +66,7 @@ const char *ms_status_name(ms_status s)
     return s < MS_NSTATUS ? names[s] : "?";
 }
 
+/* See measure.h: vsnprintf into the fixed-size detail, which cuts it. */
 void ms_set_detail(ms_measurement *m, const char *fmt, ...)
 {
     va_list ap;

@@ -131,7 +131,7 @@ static double measured_mhz(void)
                              : "+r"(x)
                              : "r"(one));
         double t = ms_now() - t0;
-        rate[c] = t > 0 && x == ADD_CHAIN ? ADD_CHAIN / t * 1e-6 : 0;
+        rate[c] = t > 0 ? ADD_CHAIN / t * 1e-6 : 0;
     }
     gsl_sort(rate, 1, ADD_CHUNKS);
     double mhz = gsl_stats_median_from_sorted_data(rate, 1, ADD_CHUNKS);
