@@ -12,6 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
 #include "codegen.h"
 #include "csv.h"
 #include "measure.h"
@@ -59,16 +62,33 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b)
+/* The median of v[0..n) (n <= 64), which is left as it is: the samples stay
+ * in round order for the paired ratios below. */
+static double median(const double *v, int n)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
+    double c[64];
+    if (n < 1 || n > 64)
+        return 0;
+    memcpy(c, v, sizeof c[0] * (size_t)n);
+    gsl_sort(c, 1, (size_t)n);
+    return gsl_stats_median_from_sorted_data(c, 1, (size_t)n);
 }
 
-static double median(double *v, int n)
+/* Paired comparison of a against b, sampled in the same rounds: the median
+ * of the per-round ratios a[r] / b[r] and in how many rounds a was ahead
+ * (rounds where either failed are left out; *used says how many count). */
+static double paired(const double *a, const double *b, int rounds, int *ahead, int *used)
 {
-    qsort(v, (size_t)n, sizeof v[0], cmp_double);
-    return n ? (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2])) : 0;
+    double q[MAXROUNDS];
+    int n = 0;
+    *ahead = 0;
+    for (int r = 0; r < rounds; r++)
+        if (a[r] > 0 && b[r] > 0) {
+            q[n++] = a[r] / b[r];
+            *ahead += a[r] > b[r];
+        }
+    *used = n;
+    return median(q, n);
 }
 
 /* ---- the FMA peak ---- */
@@ -585,16 +605,18 @@ int main(int argc, char **argv)
     printf("GFLOP/s: median of %d round-robin samples (each the median call of >= 0.1 s); "
            "peak: the roofline's (per core at 1 thread, of all %d cores at %d); FMA loop: "
            "the roofline's loop for the GEMM's flops on the same threads, timed like the "
-           "kernels in the same rounds\n\n",
-           rounds, NTHR, NTHR);
+           "kernels in the same rounds; ratios: the median of the %d per-round ratios (samples "
+           "taken seconds apart), and in how many rounds the tuned kernel was ahead\n\n",
+           rounds, NTHR, NTHR, rounds);
     printf("| shape (MxNxK) | threads | tuned GFLOP/s | tuned / peak | FMA loop GFLOP/s | "
            "tuned / FMA loop | OpenBLAS default | best OpenBLAS (core) | best OpenBLAS / FMA loop | "
-           "tuned / best OpenBLAS | config |\n");
+           "tuned / best OpenBLAS (rounds ahead) | config |\n");
     printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int s = 0; s < NSHAPE; s++)
         for (int t = 0; t < NTHR; t++) {
-            double g = median(kern[s][t], rounds), f = median(fma[s][t], rounds), b[NCORE];
-            int best = 0;
+            const double *k = kern[s][t], *f = fma[s][t];
+            int best = 0, ahead, used;
+            double b[NCORE];
             for (int c = 0; c < nblas; c++) {
                 b[c] = median(lib[c][s][t], rounds);
                 if (b[c] > b[best])
@@ -602,12 +624,17 @@ int main(int argc, char **argv)
             }
             const sp_config *c = &table[s][t];
             printf("| %dx%dx%d | %d | %.1f | %.2f | %.1f | %.2f | ", shapes[s][0], shapes[s][1],
-                   shapes[s][2], t + 1, g, pk[t] > 0 ? g / pk[t] : 0.0, f, f > 0 ? g / f : 0.0);
-            if (nblas)
-                printf("%.1f | %.1f (%s) | %.2f | %.2f | ", b[0], b[best], blas[best].name,
-                       f > 0 ? b[best] / f : 0.0, b[best] > 0 ? g / b[best] : 0.0);
-            else
+                   shapes[s][2], t + 1, median(k, rounds), paired(k, peak[t], rounds, &ahead, &used),
+                   median(f, rounds), paired(k, f, rounds, &ahead, &used));
+            if (nblas) {
+                const double *l = lib[best][s][t];
+                double fb = paired(l, f, rounds, &ahead, &used);
+                double kb = paired(k, l, rounds, &ahead, &used);
+                printf("%.1f | %.1f (%s) | %.2f | %.2f (%d of %d) | ", b[0], b[best], blas[best].name,
+                       fb, kb, ahead, used);
+            } else {
                 printf("- | - | - | - | ");
+            }
             printf("%s %dx%dx%d db%d cores%d %s %dx%d (%s) |\n", sp_strategy_name(c->strategy),
                    (int)c->m, (int)c->n, (int)c->k, c->double_buffer, (int)c->cores,
                    sp_split_name(c->split), c->mr, c->nr, origin[s][t]);
