@@ -598,11 +598,23 @@ static void scripts_free(script_set *s)
     }
 }
 
+typedef struct {
+    const char *text;
+    size_t len;
+} script_text;
+
+/* rs_write_atomic's writer of a script_text. */
+static bool put_text(FILE *f, void *ctx)
+{
+    const script_text *t = ctx;
+    return fwrite(t->text, 1, t->len, f) == t->len;
+}
+
 static bool scripts_prepare(script_set *s, const char *dir, char *err, size_t errlen)
 {
     const char *from = getenv("NPU_TUNE_PLOTS");
     for (int i = 0; i < SC_N; i++) {
-        size_t len = strlen(from && *from ? from : dir) + strlen(scripts[i].name) + 16;
+        size_t len = strlen(from && *from ? from : dir) + strlen(scripts[i].name) + 32;
         if (!(s->path[i] = malloc(len))) {
             snprintf(err, errlen, "out of memory");
             return false;
@@ -616,20 +628,12 @@ static bool scripts_prepare(script_set *s, const char *dir, char *err, size_t er
             }
             continue;
         }
-        /* mkstemp's template: it replaces the six X with a unique suffix */
-        snprintf(s->path[i], len, "%s/.%s.XXXXXX", dir, scripts[i].name);
-        int fd = mkstemp(s->path[i]);
-        if (fd < 0) {
-            snprintf(err, errlen, "cannot create '%s': %s", s->path[i], strerror(errno));
+        /* DIR/.NAME.PID: this process's copy, written like every other file */
+        snprintf(s->path[i], len, "%s/.%s.%ld", dir, scripts[i].name, (long)getpid());
+        script_text text = {scripts[i].text, *scripts[i].len};
+        if (!rs_write_atomic(s->path[i], put_text, &text, err, errlen))
             return false;
-        }
         s->temporary[i] = true;
-        size_t n = *scripts[i].len;
-        bool ok = write(fd, scripts[i].text, n) == (ssize_t)n;
-        if (close(fd) || !ok) {
-            snprintf(err, errlen, "cannot write '%s': %s", s->path[i], strerror(errno));
-            return false;
-        }
     }
     return true;
 }
