@@ -133,9 +133,10 @@ bool cg_generate(const sp_target *t, const sp_problem *p, const sp_config *c, cg
  * 4, see sp_micro_default for the usual choice). The source
  * picks AVX-512, AVX2+FMA or portable GCC vector code at compile time and
  * builds with `cc -O3 -march=native -fopenmp -c` and nothing else. dtype is
- * SP_FP32, or SP_BF16 for bf16 storage: A and B are then `const uint16_t *`
- * (bf16 bit patterns), widened to fp32 as they are packed, and C and every
- * sum stay fp32. SYMBOL defaults to nt_sgemm (bf16: nt_sbgemm) when NULL;
+ * SP_FP32, or SP_BF16 / SP_FP16 for bf16 / fp16 storage: A and B are then
+ * `const uint16_t *` (bit patterns), widened to fp32 as they are packed, and C
+ * and every sum stay fp32. SYMBOL defaults to nt_sgemm (bf16: nt_sbgemm, fp16:
+ * nt_shgemm) when NULL;
  * several kernels with distinct symbols can share one translation unit.
  * False (err) for a config or dtype it cannot honour. */
 bool cg_host_source(FILE *f, const sp_config *c, sp_dtype dtype, const char *symbol, char *err,

@@ -212,6 +212,65 @@ static const char elem_bf16[] =
     "    for (int i = 0; i < n; i++)\n"
     "        d[i] = @_ld(s[i]);\n"
     "}\n";
+static const char elem_fp16[] =
+    "\n/* A and B hold IEEE fp16 (binary16) bit patterns: F16C converts them 8 at a\n"
+    " * time where the compiler targets it, else the fields are moved by hand\n"
+    " * (subnormals, infinities and NaNs included). */\n"
+    "typedef uint16_t @_in;\n"
+    "#if defined(__F16C__)\n"
+    "#include <immintrin.h>\n"
+    "static inline float @_ld(@_in x) { return _cvtsh_ss(x); }\n"
+    "static void @_cvt(float *d, const @_in *s, int n)\n"
+    "{\n"
+    "    int i = 0;\n"
+    "    for (; i + 8 <= n; i += 8)\n"
+    "        _mm256_storeu_ps(d + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(s + i))));\n"
+    "    for (; i < n; i++)\n"
+    "        d[i] = @_ld(s[i]);\n"
+    "}\n"
+    "#else\n"
+    "static inline float @_ld(@_in x)\n"
+    "{\n"
+    "    uint32_t e = (uint32_t)x >> 10 & 0x1fu, m = (uint32_t)x & 0x3ffu;\n"
+    "    float v;\n"
+    "    if (e == 0) { /* zero or subnormal: m units of 2^-24 */\n"
+    "        v = (float)m * 0x1p-24f;\n"
+    "    } else { /* rebias the exponent (15 to 127); all ones stays all ones */\n"
+    "        uint32_t u = (e == 0x1f ? 0xffu : e + 112u) << 23 | m << 13;\n"
+    "        memcpy(&v, &u, sizeof v);\n"
+    "    }\n"
+    "    return x & 0x8000u ? -v : v;\n"
+    "}\n"
+    "static void @_cvt(float *d, const @_in *s, int n)\n"
+    "{\n"
+    "    for (int i = 0; i < n; i++)\n"
+    "        d[i] = @_ld(s[i]);\n"
+    "}\n"
+    "#endif\n";
+
+/* How A and B are stored, per dtype the host computes: fp32, or 16-bit
+ * patterns widened to fp32 as they are packed (C and every sum fp32). */
+typedef struct {
+    const char *title;  /* the kernel's headline */
+    const char *symbol; /* the default entry point */
+    const char *ctype;  /* A's and B's C element type */
+    const char *sums;   /* the entry's comment: the dtypes */
+    const char *note;   /* the header's lines on the storage, or NULL */
+    const char *elem;   /* @_in, @_ld and @_cvt */
+} storage;
+
+static const storage storages[SP_NDTYPE] = {
+    [SP_FP32] = {"fp32", "nt_sgemm", "float", "fp32", NULL, elem_fp32},
+    [SP_BF16] = {"bf16-storage", "nt_sbgemm", "uint16_t", "bf16 A, B; fp32 C",
+                 " * A and B hold bf16 values (uint16_t: the upper half of an fp32); they are\n"
+                 " * widened to fp32 as they are packed, and C and every sum are fp32.\n",
+                 elem_bf16},
+    [SP_FP16] = {"fp16-storage", "nt_shgemm", "uint16_t", "fp16 A, B; fp32 C",
+                 " * A and B hold IEEE fp16 values (uint16_t bit patterns); they are widened\n"
+                 " * to fp32 as they are packed (F16C where the compiler targets it), and C\n"
+                 " * and every sum are fp32.\n",
+                 elem_fp16},
+};
 
 /* Each thread's scratch memory (packed B, a copied A micro-panel, flags). */
 static const char scratch_text[] =
@@ -613,13 +672,14 @@ bool cg_host_source(FILE *f, const sp_config *c, sp_dtype dtype, const char *sym
     char msg[160];
     if (!f || !c)
         return fail(err, errlen, "host kernel: no output or no config");
-    if (dtype != SP_FP32 && dtype != SP_BF16) {
-        snprintf(msg, sizeof msg, "host kernel: dtype %s: the host computes fp32 and bf16 only",
-                 sp_dtype_name(dtype));
+    const storage *st = (int)dtype >= 0 && dtype < SP_NDTYPE ? &storages[dtype] : NULL;
+    if (!st || !st->title) {
+        snprintf(msg, sizeof msg, "host kernel: dtype %s: the host computes fp32, bf16 and fp16 only",
+                 sp_dtype_name(dtype) ? sp_dtype_name(dtype) : "?");
         return fail(err, errlen, msg);
     }
-    bool bf16 = dtype == SP_BF16;
-    const char *sym = symbol ? symbol : bf16 ? "nt_sbgemm" : "nt_sgemm";
+    bool widen = dtype != SP_FP32;
+    const char *sym = symbol ? symbol : st->symbol;
     if (!valid_symbol(sym))
         return fail(err, errlen,
                     "host kernel: the symbol is not a C identifier of at most 64 characters");
@@ -666,7 +726,7 @@ bool cg_host_source(FILE *f, const sp_config *c, sp_dtype dtype, const char *sym
              " * config: strategy %s (%s),\n"
              " *         m = %d, n = %d, k = %d (cache blocks mc x nc x kc), double_buffer = %d,\n"
              " *         cores = %d, split = %s\n",
-         bf16 ? "bf16-storage" : "fp32", strat, strat_doc[c->strategy], (int)c->m, (int)c->n, (int)c->k, c->double_buffer, cores,
+         st->title, strat, strat_doc[c->strategy], (int)c->m, (int)c->n, (int)c->k, c->double_buffer, cores,
          split);
     putf(&o, " * micro-tile: %d x %d (MR rows of A x NR columns of B in vector registers)\n", mr,
          nr);
@@ -688,12 +748,11 @@ bool cg_host_source(FILE *f, const sp_config *c, sp_dtype dtype, const char *sym
              " * of A when there are fewer than %d), A is %s, and a register-blocked\n"
              " * micro-kernel computes each MR x NR tile of C (edge tiles into a scratch\n"
              " * tile, with a narrower kernel for a last, narrow column panel).\n",
-         SP_CPU_BCACHE_VISITS, bf16 ? "widened by micro-panels" : "read in place");
+         SP_CPU_BCACHE_VISITS, widen ? "widened by micro-panels" : "read in place");
     putf(&o, " * Vector code chosen at compile time: %s%sportable GCC vectors.\n",
          nr % 16 == 0 ? "AVX-512, " : "", nr % 8 == 0 ? "AVX2+FMA or " : "");
-    if (bf16)
-        put(&o, " * A and B hold bf16 values (uint16_t: the upper half of an fp32); they are\n"
-                " * widened to fp32 as they are packed, and C and every sum are fp32.\n");
+    if (st->note)
+        put(&o, st->note);
     put(&o, " * Build: cc -O3 -march=native -fopenmp -c. */\n");
     put(&o, "#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n"
             "#ifndef __STDC_NO_THREADS__\n#include <threads.h>\n#endif\n"
@@ -736,16 +795,15 @@ bool cg_host_source(FILE *f, const sp_config *c, sp_dtype dtype, const char *sym
     if (nr % 8 == 0)
         put(&o, "#endif\n");
 
-    put(&o, bf16 ? elem_bf16 : elem_fp32);
+    put(&o, st->elem);
     put(&o, scratch_text);
     put(&o, driver_common);
-    emit_macro(&o, bf16);
+    emit_macro(&o, widen);
     put(&o, step_text[c->strategy]);
     put(&o, driver_part);
     if (cores > 1 && c->split == SP_SPLIT_MN)
         put(&o, grid_text);
-    putf(&o, entry_head, bf16 ? "bf16 A, B; fp32 C" : "fp32", bf16 ? "uint16_t" : "float",
-         bf16 ? "uint16_t" : "float");
+    putf(&o, entry_head, st->sums, st->ctype, st->ctype);
     if (cores == 1) {
         put(&o, "    @_part(M, N, K, A, lda, B, ldb, C, ldc);\n}\n");
     } else {

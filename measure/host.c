@@ -230,6 +230,11 @@ static int verdict(const char *line, ms_measurement *m)
 static bool runner_start(const char *runner, const char *const *so, const char *const *sym,
                          size_t k, const sp_problem *p, pid_t *pid, int *fd, char *why, size_t len)
 {
+    if (p->dtype != SP_FP32 && p->dtype != SP_BF16 && p->dtype != SP_FP16) {
+        snprintf(why, len, "the host runs fp32, bf16 and fp16 kernels, not %s",
+                 sp_dtype_name(p->dtype) ? sp_dtype_name(p->dtype) : "this dtype");
+        return false;
+    }
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
         snprintf(why, len, "cannot make a socket for the runner: %s", strerror(errno));
@@ -245,7 +250,7 @@ static bool runner_start(const char *runner, const char *const *so, const char *
     argv[argc++] = (char *)runner;
     for (int d = 0; d < 4; d++)
         argv[argc++] = dims[d];
-    argv[argc++] = (char *)(p->dtype == SP_BF16 ? "bf16" : "fp32");
+    argv[argc++] = (char *)sp_dtype_name(p->dtype); /* fp32, or bf16 / fp16 storage */
     for (size_t i = 0; i < k && i < 64; i++) {
         argv[argc++] = (char *)so[i];
         argv[argc++] = (char *)sym[i];

@@ -118,9 +118,9 @@ static double vectors_of(int64_t dim, int64_t nr, int64_t w)
  *    the previous step), written at the L2 rate into the one slot, or at
  *    the rate of the level that holds them into the kept blocks.
  *  - A: fp32 is read in place (only a last, partial micro-panel of a block is
- *    copied); bf16 is widened micro-panel by micro-panel at every step. Each
- *    step streams its A block, which the hardware prefetchers overlap with
- *    the FMAs, as they do the B panels coming from L2.
+ *    copied); bf16 and fp16 are widened micro-panel by micro-panel at every
+ *    step. Each step streams its A block, which the hardware prefetchers
+ *    overlap with the FMAs, as they do the B panels coming from L2.
  *  - the micro-kernel: per k step mr x nv FMAs over the FMA units or mr + nv
  *    loads over the load ports, whichever is slower; a narrow last tile runs
  *    a narrower kernel; each call loads and stores its C tile.
@@ -144,7 +144,7 @@ void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figure
     int64_t nc = sp_ceil_div(c->n < Nt ? c->n : Nt, nr) * nr;
     int64_t kc = c->k < K ? c->k : K;
     int64_t nI = sp_ceil_div(Mt, mc), nJ = sp_ceil_div(Nt, nc), nP = sp_ceil_div(K, kc);
-    double in = (double)x->in; /* bytes per stored element: fp32 4, bf16 2 */
+    double in = (double)x->in; /* bytes per stored element: fp32 4, bf16 and fp16 2 */
     bool widen = p->dtype != SP_FP32;
 
     /* Elements copied: B blocks packed, A micro-panels widened or copied. */

@@ -11,8 +11,8 @@ static const char *const path_names[SP_NPATH] = {"GM->L1", "L1->L0A", "L1->L0B",
                                                  "L0C->UB", "UB->GM"};
 
 /* fp16: 16x16 fractals, fp32 accumulation; int8: 16x32 fractals (512 bytes,
- * as the cube takes them), int32 accumulation; fp32 and bf16 storage (CPU
- * targets): no fractal, but default axes step through blocks in 16s. */
+ * as the cube takes them), int32 accumulation; fp32, and bf16 and fp16 as
+ * storage on CPU targets: no fractal, but default axes step through blocks in 16s. */
 static const sp_dtype_info dtypes[SP_NDTYPE] = {
     [SP_FP16] = {"fp16", 2, 4, 16, 16, 16},
     [SP_INT8] = {"int8", 1, 4, 16, 16, 32},

@@ -17,8 +17,9 @@ typedef enum { SP_SPLIT_M, SP_SPLIT_N, SP_SPLIT_MN, SP_NSPLIT } sp_split;
 typedef enum { SP_FP16, SP_INT8, SP_FP32, SP_BF16, SP_NDTYPE } sp_dtype;
 
 /* What a target is: a DaVinci-like NPU (buffers, copy paths, cube) or a CPU
- * (caches, vector registers, FMA units). fp16/int8 run on NPUs; fp32 and bf16
- * storage (converted to fp32 when packed, fp32 FMAs and C) on CPUs. */
+ * (caches, vector registers, FMA units). fp16/int8 run on NPUs' cubes; CPUs
+ * compute fp32, and bf16 and fp16 as storage (converted to fp32 when packed,
+ * fp32 FMAs and C). */
 typedef enum { SP_NPU, SP_CPU, SP_NKIND } sp_kind;
 
 /* Cache levels of a CPU target. */
@@ -191,7 +192,7 @@ bool sp_target_check(const sp_target *t, char *err, size_t errlen);
 const char *sp_kind_name(int k);
 int sp_kind_parse(const char *s);
 
-/* Whether target t computes dtype d (NPU: a cube rate; CPU: fp32, bf16). */
+/* Whether target t computes dtype d (NPU: a cube rate; CPU: fp32, bf16, fp16). */
 bool sp_target_computes(const sp_target *t, sp_dtype d);
 
 /* The dtypes t computes, comma-separated ("fp16, int8"), into buf; returns buf. */

@@ -12,7 +12,7 @@ static const char *const buffer_keys[SP_NBUF] = {"l1", "l0a", "l0b", "l0c", "ub"
 bool sp_target_computes(const sp_target *t, sp_dtype d)
 {
     if (t->kind == SP_CPU)
-        return d == SP_FP32 || d == SP_BF16;
+        return d == SP_FP32 || d == SP_BF16 || d == SP_FP16;
     return d >= 0 && d < SP_NDTYPE && t->macs[d] > 0;
 }
 

@@ -75,22 +75,32 @@ done
 run 1 gen --target host --shape 100x70x50 --strategy OS --tile 64x64x64 --cores 64
 has "too many threads" "$err" "npu-tune: gen: config not legal on host: cores = 64, but target 'host' has"
 
-# --- gen --dtype bf16: nt_sbgemm over bf16 A and B, fp32 C ---
+# --- gen --dtype bf16 / fp16: nt_sbgemm / nt_shgemm over 16-bit A and B, fp32 C ---
 cat >"$work/driver16.c" <<'C'
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-void nt_sbgemm(int M, int N, int K, const uint16_t *A, int lda, const uint16_t *B, int ldb,
-               float *C, int ldc);
-/* bf16 bits of a small integer over 8 (exact in bf16 and in every sum) */
+#ifdef FP16
+#define KERNEL nt_shgemm
+#else
+#define KERNEL nt_sbgemm
+#endif
+void KERNEL(int M, int N, int K, const uint16_t *A, int lda, const uint16_t *B, int ldb,
+            float *C, int ldc);
+/* the bits of a small integer v (-3..3) over 8: exact in bf16, fp16 and every sum */
 static uint16_t bits(int v)
 {
+#ifdef FP16
+    static const uint16_t mag[4] = {0x0000, 0x3000, 0x3400, 0x3600}; /* 0, 1/8, 2/8, 3/8 */
+    return (uint16_t)(mag[v < 0 ? -v : v] | (v < 0 ? 0x8000 : 0));
+#else
     float x = (float)v / 8.0f;
     uint32_t u;
     memcpy(&u, &x, sizeof u);
     return (uint16_t)(u >> 16);
+#endif
 }
 int main(void)
 {
@@ -102,7 +112,7 @@ int main(void)
         float *C = malloc(sizeof *C * M * N);
         for (int i = 0; i < M * lda; i++) A[i] = bits(i % 7 - 3);
         for (int i = 0; i < K * ldb; i++) B[i] = bits(i % 5 - 2);
-        nt_sbgemm(M, N, K, A, lda, B, ldb, C, N);
+        KERNEL(M, N, K, A, lda, B, ldb, C, N);
         for (int i = 0; i < M; i++)
             for (int j = 0; j < N; j++) {
                 double r = 0;
@@ -116,20 +126,24 @@ int main(void)
     return bad != 0;
 }
 C
-run 0 gen --target host --shape 100x70x50 --dtype bf16 --strategy WS --tile 48x64x32 --cores 2 \
-    --split N --micro 6x16 -o "$work/k16.c"
-has "bf16 entry" "$(cat "$work/k16.c")" "void nt_sbgemm(int M, int N, int K, const uint16_t *A, int lda"
-if "$cc" -O3 -march=native -fopenmp -Wall -Wextra -Werror -c "$work/k16.c" -o "$work/k16.o" 2>"$work/cc.err" &&
-    "$cc" -O2 -fopenmp "$work/driver16.c" "$work/k16.o" -lm -o "$work/driver16" 2>>"$work/cc.err"; then
-    ok
-    if out=$("$work/driver16"); then ok; else bad "bf16 kernel: $out"; fi
-else
-    bad "bf16 kernel does not compile: $(head -n 3 "$work/cc.err")"
-fi
-run 2 gen --target host --shape 100x70x50 --dtype fp16 --strategy WS --tile 48x64x32
-same "fp16 on host" "$err" "npu-tune: gen: --dtype fp16 does not run on target 'host' (cpu: computes fp32, bf16) (see 'npu-tune gen --help')"
+for dt in bf16 fp16; do
+    sym=$([ $dt = bf16 ] && echo nt_sbgemm || echo nt_shgemm)
+    run 0 gen --target host --shape 100x70x50 --dtype $dt --strategy WS --tile 48x64x32 --cores 2 \
+        --split N --micro 6x16 -o "$work/k_$dt.c"
+    has "$dt entry" "$(cat "$work/k_$dt.c")" "void $sym(int M, int N, int K, const uint16_t *A, int lda"
+    if "$cc" -O3 -march=native -fopenmp -Wall -Wextra -Werror -c "$work/k_$dt.c" -o "$work/k_$dt.o" 2>"$work/cc.err" &&
+        "$cc" -O2 -fopenmp $([ $dt = fp16 ] && echo -DFP16) "$work/driver16.c" "$work/k_$dt.o" -lm \
+            -o "$work/driver_$dt" 2>>"$work/cc.err"; then
+        ok
+        if out=$("$work/driver_$dt"); then ok; else bad "$dt kernel: $out"; fi
+    else
+        bad "$dt kernel does not compile: $(head -n 3 "$work/cc.err")"
+    fi
+done
+run 2 gen --target host --shape 100x70x50 --dtype int8 --strategy WS --tile 48x64x32
+same "int8 on host" "$err" "npu-tune: gen: --dtype int8 does not run on target 'host' (cpu: computes fp16, fp32, bf16) (see 'npu-tune gen --help')"
 run 2 model --target host --shape 100x70x50 --dtype int8
-same "int8 on host" "$err" "npu-tune: model: --dtype int8 does not run on target 'host' (cpu: computes fp32, bf16) (see 'npu-tune model --help')"
+same "int8 on host" "$err" "npu-tune: model: --dtype int8 does not run on target 'host' (cpu: computes fp16, fp32, bf16) (see 'npu-tune model --help')"
 run 2 model --target ascend910 --shape 64x64x64 --dtype fp32
 same "fp32 on npu" "$err" "npu-tune: model: --dtype fp32 does not run on target 'ascend910' (npu: computes fp16, int8) (see 'npu-tune model --help')"
 
@@ -189,15 +203,20 @@ sed -i 's/^kernel_sig=.*/kernel_sig=0000000000000000/' "$work/out/tiny.csv.sig"
 run 1 --quiet tiny.lua
 has "other kernels refused" "$err" "out/tiny.csv was written with other generated kernels (signature 0000000000000000), this build generates "
 cp "$work/tiny.sig.saved" "$work/out/tiny.csv.sig"
-sed -e 's/shapes = {/dtype = "bf16", shapes = {/' -e 's|out/tiny|out/tiny16|g' "$work/tiny.lua" >"$work/tiny16.lua"
-run 0 --quiet tiny16.lua # bf16 storage: verified and timed through the runner as well
-same "bf16 journal" "$(tail -n +2 "$work/out/tiny16.csv" | grep ',search$' | cut -d, -f6,18 | sort | uniq -c | tr -s ' ')" " 8 bf16,ok"
 run 0 gen --table out/tiny-table.csv --shape 100x37x50 -o k_table.c
 same "gen --table exact" "$err" ""
 check_kernel "gen --table" "$work/k_table.c"
-run 0 gen --table out/tiny16-table.csv --shape 100x37x50 -o k_table16.c # its dtype: bf16
-same "gen --table bf16 exact" "$err" ""
-has "gen --table bf16" "$(cat "$work/k_table16.c")" "void nt_sbgemm(int M, int N, int K, const uint16_t *A"
+# bf16 and fp16 storage: verified and timed through the runner as well; gen
+# --table takes the table's dtype
+for dt in bf16 fp16; do
+    sed -e "s/shapes = {/dtype = \"$dt\", shapes = {/" -e "s|out/tiny|out/tiny_$dt|g" \
+        "$work/tiny.lua" >"$work/tiny_$dt.lua"
+    run 0 --quiet "tiny_$dt.lua"
+    same "$dt journal" "$(tail -n +2 "$work/out/tiny_$dt.csv" | grep ',search$' | cut -d, -f6,18 | sort | uniq -c | tr -s ' ')" " 8 $dt,ok"
+    run 0 gen --table "out/tiny_$dt-table.csv" --shape 100x37x50 -o "k_table_$dt.c"
+    same "gen --table $dt exact" "$err" ""
+    has "gen --table $dt" "$(cat "$work/k_table_$dt.c")" "void $([ $dt = bf16 ] && echo nt_sbgemm || echo nt_shgemm)(int M, int N, int K, const uint16_t *A"
+done
 run 2 gen --table out/tiny-table.csv --shape 100x37x50 --cores 2 -o k_table2.c
 has "gen --table --cores" "$err" "npu-tune: gen: --table takes the config from the table; drop --strategy, --tile, --double-buffer, --cores, --split and --micro"
 [ ! -e "$work/k_table2.c" ] && ok || bad "gen --table --cores wrote a kernel"

@@ -81,7 +81,8 @@ static void targets(void)
     CHECK_STR(sp_dtype_name(SP_FP32), "fp32");
     CHECK_INT(sp_dtype_parse("fp32"), SP_FP32);
     CHECK(sp_target_computes(&a, SP_FP32));
-    CHECK(!sp_target_computes(&a, SP_FP16));
+    CHECK(sp_target_computes(&a, SP_FP16)); /* fp16 and bf16 as storage */
+    CHECK(sp_target_computes(&a, SP_BF16));
     CHECK(!sp_target_computes(&a, SP_INT8));
     CHECK(!sp_target_computes(&npu, SP_FP32));
     CHECK(sp_target_computes(&npu, SP_FP16));
@@ -255,10 +256,11 @@ static void rules(void)
     c.cores = 2;
     CHECK_INT(sp_check(&t, &p, &c), SP_BAD_MICRO);
 
-    /* The dtype: fp32 only on CPUs, never on the ascend910 cube. */
+    /* The dtype: fp32 (and fp16, bf16 storage) only on CPUs, never on the
+     * ascend910 cube. */
     sp_problem h = fx_problem(1024, 1024, 1024, 1, SP_FP16);
     c = cpu_cfg(SP_OS, 96, 512, 256, 0, 1, SP_SPLIT_M, 6, 64);
-    EXPLAIN(&t, &h, c, SP_BAD_DTYPE, "target 'avx512' (cpu) does not compute fp16\n");
+    CHECK_INT(sp_check(&t, &h, &c), 0);
     h.dtype = SP_INT8;
     EXPLAIN(&t, &h, c, SP_BAD_DTYPE, "target 'avx512' (cpu) does not compute int8\n");
     sp_target npu = fx_ascend910();
@@ -323,12 +325,12 @@ static void rules(void)
             "split M over 3 threads leaves threads idle: 1x2 micro-tiles of 6x64\n");
 
     /* Several rules at once, in sp_explain's order. */
-    sp_problem h2 = fx_problem(1024, 1024, 1024, 1, SP_FP16);
+    sp_problem h2 = fx_problem(1024, 1024, 1024, 1, SP_INT8);
     c = cpu_cfg(SP_IS, 8192, 2048, 2048, 1, 4, SP_SPLIT_M, 6, 64);
     EXPLAIN(&t, &h2, c,
             SP_BAD_CORES | SP_BAD_DTYPE | SP_BAD_CACHE1 | SP_BAD_CACHE2 | SP_BAD_CACHE3,
             "cores = 4, but target 'avx512' has 2\n"
-            "target 'avx512' (cpu) does not compute fp16\n"
+            "target 'avx512' (cpu) does not compute int8\n"
             "L1d overflows: the A micro-panel 6x2048 fp32 (49152 bytes) must fit half of L1d "
             "(24576 of 49152; the rest streams B and C)\n"
             "L2 overflows: the packed B block 2048x2048 fp32 (33554432 bytes, double-buffered: "
@@ -638,7 +640,7 @@ static void enumerator(void)
     free(all);
 
     /* A dtype the target does not compute: nothing is legal. */
-    sp_problem h = fx_problem(100, 90, 70, 1, SP_FP16);
+    sp_problem h = fx_problem(100, 90, 70, 1, SP_INT8);
     got = sp_enumerate(&t, &h, &s, &all, &n);
     CHECK_INT(got, 0);
     CHECK_INT(n.legal, 0);

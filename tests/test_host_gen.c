@@ -44,6 +44,45 @@ static const char checker_src[] =
     "    return x;\n"
     "}\n"
     "\n"
+    "/* The value of the fp16 bit pattern h, from its fields (NaN for NaNs). */\n"
+    "static float fp16_value(uint16_t h)\n"
+    "{\n"
+    "    int e = h >> 10 & 0x1f, m = h & 0x3ff;\n"
+    "    float v = e == 0x1f ? (m ? NAN : INFINITY)\n"
+    "              : e ? ldexpf((float)(1024 + m), e - 25) : ldexpf((float)m, -24);\n"
+    "    return h & 0x8000 ? -v : v;\n"
+    "}\n"
+    "\n"
+    "/* A random fp16 value below 2 in magnitude, subnormals and zeros among them;\n"
+    " * its bit pattern in *bits. */\n"
+    "static float rand_fp16(uint16_t *bits)\n"
+    "{\n"
+    "    *bits = (uint16_t)((next() & 0x8000u) | (unsigned)upto(16) << 10 | (unsigned)upto(1024));\n"
+    "    return fp16_value(*bits);\n"
+    "}\n"
+    "\n"
+    "/* An fp16 kernel on every fp16 value: C (1 x 65536) = 1.0 . B (1 x 65536)\n"
+    " * must be each value exactly (NaN for NaN; zeros of either sign equal). */\n"
+    "static int every_fp16(int kidx)\n"
+    "{\n"
+    "    enum { N = 65536 };\n"
+    "    static uint16_t B[N];\n"
+    "    static float C[N];\n"
+    "    uint16_t one = 0x3c00;\n"
+    "    for (int j = 0; j < N; j++)\n"
+    "        B[j] = (uint16_t)j;\n"
+    "    kernels16[kidx](1, N, 1, &one, 1, B, N, C, N);\n"
+    "    int bad = 0;\n"
+    "    for (int j = 0; j < N && bad < 3; j++) {\n"
+    "        float v = fp16_value((uint16_t)j);\n"
+    "        if (isnan(v) ? !isnan(C[j]) : C[j] != v) {\n"
+    "            fprintf(stderr, \"%s: fp16 0x%04x read as %.9g, is %.9g\\n\", names[kidx], j, C[j], v);\n"
+    "            bad++;\n"
+    "        }\n"
+    "    }\n"
+    "    return bad;\n"
+    "}\n"
+    "\n"
     "/* One kernel on one shape: 0 if C matches the reference within fp32 error\n"
     " * bounds and nothing outside C's M x N part was written. */\n"
     "static int run(int kidx, int M, int N, int K)\n"
@@ -66,14 +105,16 @@ static const char checker_src[] =
     "    for (size_t i = 0; i < na; i++) A[i] = val();\n"
     "    for (size_t i = 0; i < nb; i++) B[i] = val();\n"
     "    for (size_t i = 0; i < nc; i++) C[i] = (int)(i % (size_t)ldc) < N ? NAN : SENTINEL;\n"
-    "    if (kernels16[kidx]) { /* bf16 storage: A and B rounded, passed as bits */\n"
+    "    if (kernels16[kidx]) { /* bf16 storage: A and B rounded; fp16: drawn as fp16 */\n"
     "        uint16_t *A16 = malloc(na * sizeof *A16), *B16 = malloc(nb * sizeof *B16);\n"
     "        if (!A16 || !B16) {\n"
     "            fprintf(stderr, \"out of memory\\n\");\n"
     "            exit(2);\n"
     "        }\n"
-    "        for (size_t i = 0; i < na; i++) A[i] = to_bf16(A[i], &A16[i]);\n"
-    "        for (size_t i = 0; i < nb; i++) B[i] = to_bf16(B[i], &B16[i]);\n"
+    "        for (size_t i = 0; i < na; i++)\n"
+    "            A[i] = fp16s[kidx] ? rand_fp16(&A16[i]) : to_bf16(A[i], &A16[i]);\n"
+    "        for (size_t i = 0; i < nb; i++)\n"
+    "            B[i] = fp16s[kidx] ? rand_fp16(&B16[i]) : to_bf16(B[i], &B16[i]);\n"
     "        kernels16[kidx](M, N, K, A16, lda, B16, ldb, C, ldc);\n"
     "        free(A16);\n"
     "        free(B16);\n"
@@ -136,6 +177,8 @@ static const char checker_src[] =
     "            }\n"
     "            bad += run(k, M, N, K);\n"
     "        }\n"
+    "        if (fp16s[k])\n"
+    "            bad += every_fp16(k);\n"
     "        if (bad) {\n"
     "            fprintf(stderr, \"kernel %s: wrong results\\n\", names[k]);\n"
     "            failed++;\n"
@@ -267,11 +310,11 @@ static void test_errors(void)
     }
     CHECK(!cg_host_source(NULL, &ok, SP_FP32, "k", err, sizeof err));
     CHECK(!cg_host_source(f, NULL, SP_FP32, "k", err, sizeof err));
-    /* the host computes fp32 and bf16 only */
+    /* the host computes fp32, bf16 and fp16 only */
     err[0] = 0;
-    CHECK(!cg_host_source(f, &ok, SP_FP16, "k", err, sizeof err));
-    CHECK(strstr(err, "dtype fp16") != NULL);
     CHECK(!cg_host_source(f, &ok, SP_INT8, "k", err, sizeof err));
+    CHECK(strstr(err, "dtype int8") != NULL);
+    CHECK(!cg_host_source(f, &ok, SP_NDTYPE, "k", err, sizeof err));
     fclose(f);
 }
 
@@ -310,6 +353,16 @@ static void test_text(void)
                         "const uint16_t *B, int ldb, float *C,") != NULL);
         free(s);
     }
+    s = source(&c1, SP_FP16, NULL, err, sizeof err);
+    CHECK(s != NULL);
+    if (s) {
+        CHECK(strstr(s, "nt_shgemm — fp16-storage GEMM") != NULL);
+        CHECK(strstr(s, "void nt_shgemm(int M, int N, int K, const uint16_t *A, int lda, "
+                        "const uint16_t *B, int ldb, float *C,") != NULL);
+        CHECK(strstr(s, "_mm256_cvtph_ps") != NULL); /* F16C, */
+        CHECK(strstr(s, "0x1p-24f") != NULL);        /* else by hand */
+        free(s);
+    }
 }
 
 /* The kernels of the functional test: every strategy x double_buffer x
@@ -344,18 +397,28 @@ static size_t cases(sp_config *out, sp_dtype *dt)
     out[n++] = config(SP_WS, 1 << 30, 1 << 30, 1 << 30, 1, 1, SP_SPLIT_M, 14, 32);
     for (size_t i = 0; i < n; i++)
         dt[i] = SP_FP32;
-    /* bf16 storage: every strategy, both splits, threads and code paths */
-    const sp_config bf16[] = {
-        config(SP_IS, 29, 64, 31, 1, 2, SP_SPLIT_MN, 8, 48),
-        config(SP_WS, 7, 17, 3, 0, 1, SP_SPLIT_M, 6, 64),
-        config(SP_OS, 100, 300, 64, 1, 1, SP_SPLIT_N, 14, 32),
-        config(SP_WS, 50, 96, 7, 1, 2, SP_SPLIT_N, 5, 24),
-        config(SP_OS, 33, 5, 100, 0, 2, SP_SPLIT_M, 3, 4),
-        config(SP_IS, 256, 512, 256, 0, 1, SP_SPLIT_M, 12, 32),
+    /* bf16 and fp16 storage: every strategy, both splits, threads and code paths */
+    static const struct {
+        sp_dtype d;
+        int s, m, n, k, db, cores, split, mr, nr;
+    } narrow[] = {
+        {SP_BF16, SP_IS, 29, 64, 31, 1, 2, SP_SPLIT_MN, 8, 48},
+        {SP_BF16, SP_WS, 7, 17, 3, 0, 1, SP_SPLIT_M, 6, 64},
+        {SP_BF16, SP_OS, 100, 300, 64, 1, 1, SP_SPLIT_N, 14, 32},
+        {SP_BF16, SP_WS, 50, 96, 7, 1, 2, SP_SPLIT_N, 5, 24},
+        {SP_BF16, SP_OS, 33, 5, 100, 0, 2, SP_SPLIT_M, 3, 4},
+        {SP_BF16, SP_IS, 256, 512, 256, 0, 1, SP_SPLIT_M, 12, 32},
+        {SP_FP16, SP_OS, 29, 64, 31, 0, 2, SP_SPLIT_N, 8, 48},
+        {SP_FP16, SP_IS, 7, 17, 3, 1, 1, SP_SPLIT_M, 6, 64},
+        {SP_FP16, SP_WS, 100, 300, 64, 0, 2, SP_SPLIT_MN, 14, 32},
+        {SP_FP16, SP_OS, 50, 96, 7, 1, 1, SP_SPLIT_M, 5, 24},
+        {SP_FP16, SP_IS, 33, 5, 100, 1, 2, SP_SPLIT_M, 3, 4},
+        {SP_FP16, SP_WS, 256, 512, 256, 1, 1, SP_SPLIT_N, 12, 32},
     };
-    for (size_t i = 0; i < sizeof bf16 / sizeof bf16[0]; i++) {
-        dt[n] = SP_BF16;
-        out[n++] = bf16[i];
+    for (size_t i = 0; i < sizeof narrow / sizeof narrow[0]; i++) {
+        dt[n] = narrow[i].d;
+        out[n++] = config(narrow[i].s, narrow[i].m, narrow[i].n, narrow[i].k, narrow[i].db,
+                          narrow[i].cores, narrow[i].split, narrow[i].mr, narrow[i].nr);
     }
     return n;
 }
@@ -381,22 +444,27 @@ static bool write_kernels(const sp_config *k, const sp_dtype *dt, size_t n)
             fprintf(stderr, "case %zu: %s\n", i, err);
             ok = false;
         }
-        const char *e = dt[i] == SP_BF16 ? "uint16_t" : "float";
+        const char *e = dt[i] == SP_FP32 ? "float" : "uint16_t";
         fprintf(tab, "void %s(int, int, int, const %s *, int, const %s *, int, float *, int);\n",
                 sym, e, e);
     }
     if (ok) {
-        /* fp32 kernels in kernels[], bf16 ones in kernels16[], 0 elsewhere */
-        for (int bf = 0; bf < 2; bf++) {
-            fprintf(tab, bf ? "static const kfn16 kernels16[] = {" : "static const kfn kernels[] = {");
+        /* fp32 kernels in kernels[], bf16 and fp16 ones in kernels16[], 0
+         * elsewhere; fp16s[] marks the fp16 ones */
+        for (int narrow = 0; narrow < 2; narrow++) {
+            fprintf(tab, narrow ? "static const kfn16 kernels16[] = {" : "static const kfn kernels[] = {");
             for (size_t i = 0; i < n; i++) {
-                if ((dt[i] == SP_BF16) != bf)
+                if ((dt[i] != SP_FP32) != narrow)
                     fprintf(tab, i ? ", 0" : "0");
                 else
                     fprintf(tab, i ? ", hk%zu" : "nt_sgemm", i);
             }
             fprintf(tab, "};\n");
         }
+        fprintf(tab, "static const int fp16s[] = {");
+        for (size_t i = 0; i < n; i++)
+            fprintf(tab, "%s%d", i ? ", " : "", dt[i] == SP_FP16);
+        fprintf(tab, "};\n");
         fprintf(tab, "static const char *const names[] = {\n");
         for (size_t i = 0; i < n; i++) {
             const sp_config *c = &k[i];

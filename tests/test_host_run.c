@@ -272,10 +272,10 @@ int main(void)
     }
 
     /* A mixed batch of ten: two translation units, one bad kernel in each. */
-    sp_problem square = {.name = "square", .M = 96, .N = 80, .K = 72, .batch = 1};
-    sp_problem tails = {.name = "tails", .M = 67, .N = 45, .K = 33, .batch = 1};
-    sp_problem batched = {.name = "batched", .M = 40, .N = 24, .K = 56, .batch = 3};
-    sp_problem thin = {.name = "thin", .M = 1, .N = 300, .K = 200, .batch = 1};
+    sp_problem square = {.name = "square", .M = 96, .N = 80, .K = 72, .batch = 1, .dtype = SP_FP32};
+    sp_problem tails = {.name = "tails", .M = 67, .N = 45, .K = 33, .batch = 1, .dtype = SP_FP32};
+    sp_problem batched = {.name = "batched", .M = 40, .N = 24, .K = 56, .batch = 3, .dtype = SP_FP32};
+    sp_problem thin = {.name = "thin", .M = 1, .N = 300, .K = 200, .batch = 1, .dtype = SP_FP32};
     struct {
         const char *tmpl, *symbol;
         const sp_problem *p;
