@@ -47,3 +47,15 @@ add_test(NAME host_configs COMMAND bench_host_configs 100x70x50 "WS 48 64 32 0 1
                                    "OS 48 64 64 0 2 N 4x32")
 set_tests_properties(host_configs PROPERTIES TIMEOUT 120
     PASS_REGULAR_EXPRESSION "WS 48 64 32 0 1 M 6x16 +[0-9.]+ +1.000  final: [0-9]+ samples side by side with 1 other[^\n]*\nOS 48 64 64 0 2 N 4x32 +[0-9.]+ +[0-9.]+  final: ")
+
+# What the operands' memory costs a kernel: the cache's reach, one call against its flops on
+# less memory (the bench), and a quick run of it in the default suite.
+add_executable(bench_host_footprint ${CMAKE_CURRENT_LIST_DIR}/bench/bench_host_footprint.c)
+target_include_directories(bench_host_footprint PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+target_link_libraries(bench_host_footprint PRIVATE codegen measure space GSL::gsl ${CMAKE_DL_LIBS})
+add_test(NAME bench_host_footprint COMMAND bench_host_footprint)
+set_tests_properties(bench_host_footprint PROPERTIES LABELS bench TIMEOUT 600)
+add_test(NAME host_footprint COMMAND bench_host_footprint 64x96x128 "WS 48 64 32 0 1 M 6x16"
+                                     --rounds 1 --chase 1)
+set_tests_properties(host_footprint PROPERTIES TIMEOUT 120
+    PASS_REGULAR_EXPRESSION "1 MiB +[0-9.]+\n.*the call +[0-9.]+ +[0-9.]+  1.000\n4 calls of K = 32, each on its own slices of A, B and its own C +[0-9.]+ +[0-9.]+  [0-9.]+ \\([01] of 1\\)\n4 calls of K = 32 on the first slices")

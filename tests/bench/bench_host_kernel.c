@@ -12,12 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <gsl/gsl_sort.h>
-#include <gsl/gsl_statistics_double.h>
-
 #include "codegen.h"
 #include "csv.h"
 #include "measure.h"
+#include "rounds.h"
 
 typedef void (*kfn)(int, int, int, const float *, int, const float *, int, float *, int);
 
@@ -25,7 +23,7 @@ enum {
     NSHAPE = 4,
     NTHR = 2,     /* thread counts 1 .. NTHR */
     NCORE = 6,    /* OpenBLAS runs: default + the core types below */
-    MAXROUNDS = 64
+    MAXROUNDS = BENCH_MAXN
 };
 static const int shapes[NSHAPE][3] = {{512, 768, 768}, {512, 3072, 768}, {512, 768, 3072},
                                       {1024, 1024, 1024}};
@@ -54,42 +52,6 @@ static sp_config table[NSHAPE][NTHR] = {
      CFG(SP_OS, 672, 64, 1024, 2, SP_SPLIT_N, 6, 64)},
 };
 static char origin[NSHAPE][NTHR][16]; /* where each config came from */
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* The median of v[0..n) (n <= 64), which is left as it is: the samples stay
- * in round order for the paired ratios below. */
-static double median(const double *v, int n)
-{
-    double c[64];
-    if (n < 1 || n > 64)
-        return 0;
-    memcpy(c, v, sizeof c[0] * (size_t)n);
-    gsl_sort(c, 1, (size_t)n);
-    return gsl_stats_median_from_sorted_data(c, 1, (size_t)n);
-}
-
-/* Paired comparison of a against b, sampled in the same rounds: the median
- * of the per-round ratios a[r] / b[r] and in how many rounds a was ahead
- * (rounds where either failed are left out; *used says how many count). */
-static double paired(const double *a, const double *b, int rounds, int *ahead, int *used)
-{
-    double q[MAXROUNDS];
-    int n = 0;
-    *ahead = 0;
-    for (int r = 0; r < rounds; r++)
-        if (a[r] > 0 && b[r] > 0) {
-            q[n++] = a[r] / b[r];
-            *ahead += a[r] > b[r];
-        }
-    *used = n;
-    return median(q, n);
-}
 
 /* ---- the FMA peak ---- */
 
@@ -130,22 +92,22 @@ static bool problem_init(problem *p, const int *s)
     return true;
 }
 
-/* GFLOP/s of one sample: the median call of 2 warm-ups then >= 5 calls and
- * >= 0.1 s (at most 64). */
+/* GFLOP/s of one sample (bench_burst: the median call of a burst). */
 typedef void (*call_fn)(const void *ctx, const problem *p);
+typedef struct {
+    call_fn f;
+    const void *ctx;
+    const problem *p;
+} job;
+static void run_job(const void *j)
+{
+    const job *x = j;
+    x->f(x->ctx, x->p);
+}
 static double sample(call_fn f, const void *ctx, const problem *p)
 {
-    double t[64];
-    int n = 0;
-    f(ctx, p);
-    f(ctx, p);
-    double start = now();
-    while (n < 64 && (n < 5 || now() - start < 0.1)) {
-        double t0 = now();
-        f(ctx, p);
-        t[n++] = now() - t0;
-    }
-    return 2.0 * p->M * p->N * (double)p->K / median(t, n) * 1e-9;
+    job j = {f, ctx, p};
+    return 2.0 * p->M * p->N * (double)p->K / bench_burst(run_job, &j) * 1e-9;
 }
 
 static void call_kernel(const void *ctx, const problem *p)
@@ -557,7 +519,7 @@ int main(int argc, char **argv)
     static double fma[NSHAPE][NTHR][MAXROUNDS];
     static double lib[NCORE][NSHAPE][NTHR][MAXROUNDS];
     struct timespec pause = {(time_t)gap, (long)((gap - (double)(time_t)gap) * 1e9)};
-    double start = now();
+    double start = bench_now();
     int tty = isatty(STDERR_FILENO);
     for (int r = 0; r < rounds; r++) {
         lost[r] = ask(&tuned, REQ_LOST, 0, 1);
@@ -577,7 +539,7 @@ int main(int argc, char **argv)
             }
         }
         fprintf(stderr, "%sbench_host_kernel: round %d/%d (%.0f s)%s", tty ? "\r" : "", r + 1,
-                rounds, now() - start, tty ? "" : "\n");
+                rounds, bench_now() - start, tty ? "" : "\n");
     }
     if (tty)
         fprintf(stderr, "\n");
@@ -587,13 +549,13 @@ int main(int argc, char **argv)
 
     double pk[NTHR];
     for (int t = 0; t < NTHR; t++)
-        pk[t] = median(peak[t], rounds);
+        pk[t] = bench_median(peak[t], rounds);
     printf("FMA peak (measure/roofline.c, median of %d rounds): 1 core %.1f GFLOP/s, %d cores "
            "%.1f GFLOP/s\n",
            rounds, pk[0], NTHR, pk[NTHR - 1]);
     printf("A running thread lost %.1f%% of its wall time (measure/lost.c: gaps of > 2 us between "
            "clock reads, %.1f s, median of %d rounds)\n",
-           100 * median(lost, rounds), LOST_SECONDS, rounds);
+           100 * bench_median(lost, rounds), LOST_SECONDS, rounds);
     if (nblas == 0)
         printf("OpenBLAS (libopenblas.so.0) not found: the tuned kernels alone\n");
     else {
@@ -618,18 +580,19 @@ int main(int argc, char **argv)
             int best = 0, ahead, used;
             double b[NCORE];
             for (int c = 0; c < nblas; c++) {
-                b[c] = median(lib[c][s][t], rounds);
+                b[c] = bench_median(lib[c][s][t], rounds);
                 if (b[c] > b[best])
                     best = c;
             }
             const sp_config *c = &table[s][t];
             printf("| %dx%dx%d | %d | %.1f | %.2f | %.1f | %.2f | ", shapes[s][0], shapes[s][1],
-                   shapes[s][2], t + 1, median(k, rounds), paired(k, peak[t], rounds, &ahead, &used),
-                   median(f, rounds), paired(k, f, rounds, &ahead, &used));
+                   shapes[s][2], t + 1, bench_median(k, rounds),
+                   bench_paired(k, peak[t], rounds, &ahead, &used), bench_median(f, rounds),
+                   bench_paired(k, f, rounds, &ahead, &used));
             if (nblas) {
                 const double *l = lib[best][s][t];
-                double fb = paired(l, f, rounds, &ahead, &used);
-                double kb = paired(k, l, rounds, &ahead, &used);
+                double fb = bench_paired(l, f, rounds, &ahead, &used);
+                double kb = bench_paired(k, l, rounds, &ahead, &used);
                 printf("%.1f | %.1f (%s) | %.2f | %.2f (%d of %d) | ", b[0], b[best], blas[best].name,
                        fb, kb, ahead, used);
             } else {

@@ -8,6 +8,7 @@
 
 #include "codegen.h"
 #include "measure.h"
+#include "rounds.h"
 
 static const sp_micro micros[] = {{8, 48}, {6, 64}, {12, 32}, {14, 32}};
 enum { NMICRO = sizeof micros / sizeof micros[0], ROUNDS = 5 };
@@ -64,12 +65,6 @@ static void put_driver(FILE *f, const char *sym)
             fputc(*p, f);
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return a < b ? -1 : a > b;
-}
-
 int main(void)
 {
     ms_hostinfo h;
@@ -124,8 +119,7 @@ int main(void)
                 g[i][k][r] = rate ? rate(cases[k].kc, cases[k].panels, 0.2) : -1;
             }
     }
-    qsort(peak, ROUNDS, sizeof peak[0], cmp_double);
-    double pk = peak[ROUNDS / 2];
+    double pk = bench_median(peak, ROUNDS);
     printf("FMA peak of one core (measure/roofline.c, median of %d rounds): %.1f GFLOP/s\n", ROUNDS,
            pk);
     printf("micro-kernel GFLOP/s, median of %d round-robin rounds of 0.2 s; L1: kc = %d, one B "
@@ -139,8 +133,7 @@ int main(void)
             continue;
         }
         for (int k = 0; k < 2; k++) {
-            qsort(g[i][k], ROUNDS, sizeof g[i][k][0], cmp_double);
-            double m = g[i][k][ROUNDS / 2];
+            double m = bench_median(g[i][k], ROUNDS);
             printf(" %9.1f %8.3f", m, pk > 0 ? m / pk : 0.0);
         }
         printf("\n");

@@ -1,0 +1,70 @@
+/* rounds.h — the host benchmarks' timing: a sample is the median call of a burst, contenders
+ * are sampled round-robin, and two of them compare by the median of their per-round ratios. */
+#ifndef NPU_TUNE_BENCH_ROUNDS_H
+#define NPU_TUNE_BENCH_ROUNDS_H
+
+#include <string.h>
+#include <time.h>
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+enum { BENCH_MAXN = 64 }; /* samples a median takes, rounds a comparison takes */
+
+/* Seconds on the monotonic clock. */
+static inline double bench_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The median of v[0..n) (1 <= n <= BENCH_MAXN; else 0), which is left as it
+ * is: samples stay in round order for bench_paired. */
+static inline double bench_median(const double *v, int n)
+{
+    double c[BENCH_MAXN];
+    if (n < 1 || n > BENCH_MAXN)
+        return 0;
+    memcpy(c, v, sizeof c[0] * (size_t)n);
+    gsl_sort(c, 1, (size_t)n);
+    return gsl_stats_median_from_sorted_data(c, 1, (size_t)n);
+}
+
+/* Paired comparison of a against b, sampled in the same rounds: the median
+ * of the per-round ratios a[r] / b[r] and in how many rounds a was ahead
+ * (rounds where either failed, <= 0, are left out; *used says how many
+ * count). */
+static inline double bench_paired(const double *a, const double *b, int rounds, int *ahead,
+                                  int *used)
+{
+    double q[BENCH_MAXN];
+    int n = 0;
+    *ahead = 0;
+    for (int r = 0; r < rounds && n < BENCH_MAXN; r++)
+        if (a[r] > 0 && b[r] > 0) {
+            q[n++] = a[r] / b[r];
+            *ahead += a[r] > b[r];
+        }
+    *used = n;
+    return bench_median(q, n);
+}
+
+/* Seconds of one sample of call(ctx): the median call of 2 warm-ups, then at
+ * least 5 calls and 0.1 s (at most BENCH_MAXN calls). */
+static inline double bench_burst(void (*call)(const void *ctx), const void *ctx)
+{
+    double t[BENCH_MAXN];
+    int n = 0;
+    call(ctx);
+    call(ctx);
+    double start = bench_now();
+    while (n < BENCH_MAXN && (n < 5 || bench_now() - start < 0.1)) {
+        double t0 = bench_now();
+        call(ctx);
+        t[n++] = bench_now() - t0;
+    }
+    return bench_median(t, n);
+}
+
+#endif
