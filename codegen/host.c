@@ -224,7 +224,8 @@ static const char elem_fp16[] =
     "{\n"
     "    int i = 0;\n"
     "    for (; i + 8 <= n; i += 8)\n"
-    "        _mm256_storeu_ps(d + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(s + i))));\n"
+    "        _mm256_storeu_ps(d + i,\n"
+    "                         _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(s + i))));\n"
     "    for (; i < n; i++)\n"
     "        d[i] = @_ld(s[i]);\n"
     "}\n"
@@ -674,7 +675,8 @@ bool cg_host_source(FILE *f, const sp_config *c, sp_dtype dtype, const char *sym
         return fail(err, errlen, "host kernel: no output or no config");
     const storage *st = (int)dtype >= 0 && dtype < SP_NDTYPE ? &storages[dtype] : NULL;
     if (!st || !st->title) {
-        snprintf(msg, sizeof msg, "host kernel: dtype %s: the host computes fp32, bf16 and fp16 only",
+        snprintf(msg, sizeof msg,
+                 "host kernel: dtype %s: the host computes fp32, bf16 and fp16 only",
                  sp_dtype_name(dtype) ? sp_dtype_name(dtype) : "?");
         return fail(err, errlen, msg);
     }
