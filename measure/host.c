@@ -230,7 +230,7 @@ static int verdict(const char *line, ms_measurement *m)
 static bool runner_start(const char *runner, const char *const *so, const char *const *sym,
                          size_t k, const sp_problem *p, pid_t *pid, int *fd, char *why, size_t len)
 {
-    if (p->dtype != SP_FP32 && p->dtype != SP_BF16 && p->dtype != SP_FP16) {
+    if (!sp_cpu_computes(p->dtype)) {
         snprintf(why, len, "the host runs fp32, bf16 and fp16 kernels, not %s",
                  sp_dtype_name(p->dtype) ? sp_dtype_name(p->dtype) : "this dtype");
         return false;

@@ -192,8 +192,11 @@ bool sp_target_check(const sp_target *t, char *err, size_t errlen);
 const char *sp_kind_name(int k);
 int sp_kind_parse(const char *s);
 
-/* Whether target t computes dtype d (NPU: a cube rate; CPU: fp32, bf16, fp16). */
+/* Whether target t computes dtype d (NPU: a cube rate; CPU: sp_cpu_computes). */
 bool sp_target_computes(const sp_target *t, sp_dtype d);
+
+/* Whether a CPU computes dtype d: fp32, and bf16 and fp16 as storage. */
+bool sp_cpu_computes(sp_dtype d);
 
 /* The dtypes t computes, comma-separated ("fp16, int8"), into buf; returns buf. */
 const char *sp_target_dtypes(const sp_target *t, char *buf, size_t len);

@@ -9,10 +9,15 @@ static const char *const buffer_keys[SP_NBUF] = {"l1", "l0a", "l0b", "l0c", "ub"
 
 #define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return false; } while (0)
 
+bool sp_cpu_computes(sp_dtype d)
+{
+    return d == SP_FP32 || d == SP_BF16 || d == SP_FP16;
+}
+
 bool sp_target_computes(const sp_target *t, sp_dtype d)
 {
     if (t->kind == SP_CPU)
-        return d == SP_FP32 || d == SP_BF16 || d == SP_FP16;
+        return sp_cpu_computes(d);
     return d >= 0 && d < SP_NDTYPE && t->macs[d] > 0;
 }
 

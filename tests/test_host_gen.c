@@ -345,22 +345,24 @@ static void test_text(void)
         CHECK(strstr(s, "defined(__AVX2__)") != NULL);
         free(s);
     }
-    s = source(&c1, SP_BF16, NULL, err, sizeof err);
-    CHECK(s != NULL);
-    if (s) {
-        CHECK(strstr(s, "nt_sbgemm — bf16-storage GEMM") != NULL);
-        CHECK(strstr(s, "void nt_sbgemm(int M, int N, int K, const uint16_t *A, int lda, "
-                        "const uint16_t *B, int ldb, float *C,") != NULL);
-        free(s);
-    }
-    s = source(&c1, SP_FP16, NULL, err, sizeof err);
-    CHECK(s != NULL);
-    if (s) {
-        CHECK(strstr(s, "nt_shgemm — fp16-storage GEMM") != NULL);
-        CHECK(strstr(s, "void nt_shgemm(int M, int N, int K, const uint16_t *A, int lda, "
-                        "const uint16_t *B, int ldb, float *C,") != NULL);
-        CHECK(strstr(s, "_mm256_cvtph_ps") != NULL); /* F16C, */
-        CHECK(strstr(s, "0x1p-24f") != NULL);        /* else by hand */
+    /* 16-bit storage: its own entry point over uint16_t A and B */
+    static const struct {
+        sp_dtype d;
+        const char *head, *entry;
+    } narrow[] = {{SP_BF16, "nt_sbgemm — bf16-storage GEMM", "void nt_sbgemm(int M, int N, int K, "},
+                  {SP_FP16, "nt_shgemm — fp16-storage GEMM", "void nt_shgemm(int M, int N, int K, "}};
+    for (size_t i = 0; i < sizeof narrow / sizeof narrow[0]; i++) {
+        s = source(&c1, narrow[i].d, NULL, err, sizeof err);
+        if (!CHECK(s != NULL))
+            continue;
+        CHECK(strstr(s, narrow[i].head) != NULL);
+        const char *entry = strstr(s, narrow[i].entry);
+        CHECK(entry && strstr(entry, "const uint16_t *A, int lda, const uint16_t *B, int ldb, "
+                                     "float *C,") == entry + strlen(narrow[i].entry));
+        if (narrow[i].d == SP_FP16) {
+            CHECK(strstr(s, "_mm256_cvtph_ps") != NULL); /* F16C, */
+            CHECK(strstr(s, "0x1p-24f") != NULL);        /* else by hand */
+        }
         free(s);
     }
 }
@@ -397,29 +399,22 @@ static size_t cases(sp_config *out, sp_dtype *dt)
     out[n++] = config(SP_WS, 1 << 30, 1 << 30, 1 << 30, 1, 1, SP_SPLIT_M, 14, 32);
     for (size_t i = 0; i < n; i++)
         dt[i] = SP_FP32;
-    /* bf16 and fp16 storage: every strategy, both splits, threads and code paths */
-    static const struct {
-        sp_dtype d;
-        int s, m, n, k, db, cores, split, mr, nr;
-    } narrow[] = {
-        {SP_BF16, SP_IS, 29, 64, 31, 1, 2, SP_SPLIT_MN, 8, 48},
-        {SP_BF16, SP_WS, 7, 17, 3, 0, 1, SP_SPLIT_M, 6, 64},
-        {SP_BF16, SP_OS, 100, 300, 64, 1, 1, SP_SPLIT_N, 14, 32},
-        {SP_BF16, SP_WS, 50, 96, 7, 1, 2, SP_SPLIT_N, 5, 24},
-        {SP_BF16, SP_OS, 33, 5, 100, 0, 2, SP_SPLIT_M, 3, 4},
-        {SP_BF16, SP_IS, 256, 512, 256, 0, 1, SP_SPLIT_M, 12, 32},
-        {SP_FP16, SP_OS, 29, 64, 31, 0, 2, SP_SPLIT_N, 8, 48},
-        {SP_FP16, SP_IS, 7, 17, 3, 1, 1, SP_SPLIT_M, 6, 64},
-        {SP_FP16, SP_WS, 100, 300, 64, 0, 2, SP_SPLIT_MN, 14, 32},
-        {SP_FP16, SP_OS, 50, 96, 7, 1, 1, SP_SPLIT_M, 5, 24},
-        {SP_FP16, SP_IS, 33, 5, 100, 1, 2, SP_SPLIT_M, 3, 4},
-        {SP_FP16, SP_WS, 256, 512, 256, 1, 1, SP_SPLIT_N, 12, 32},
+    /* bf16 and fp16 storage, each on these: every strategy, both splits,
+     * threads and code paths */
+    const sp_config narrow[] = {
+        config(SP_IS, 29, 64, 31, 1, 2, SP_SPLIT_MN, 8, 48),
+        config(SP_WS, 7, 17, 3, 0, 1, SP_SPLIT_M, 6, 64),
+        config(SP_OS, 100, 300, 64, 1, 1, SP_SPLIT_N, 14, 32),
+        config(SP_WS, 50, 96, 7, 1, 2, SP_SPLIT_N, 5, 24),
+        config(SP_OS, 33, 5, 100, 0, 2, SP_SPLIT_M, 3, 4),
+        config(SP_IS, 256, 512, 256, 0, 1, SP_SPLIT_M, 12, 32),
     };
-    for (size_t i = 0; i < sizeof narrow / sizeof narrow[0]; i++) {
-        dt[n] = narrow[i].d;
-        out[n++] = config(narrow[i].s, narrow[i].m, narrow[i].n, narrow[i].k, narrow[i].db,
-                          narrow[i].cores, narrow[i].split, narrow[i].mr, narrow[i].nr);
-    }
+    static const sp_dtype narrow_dtypes[] = {SP_BF16, SP_FP16};
+    for (size_t d = 0; d < sizeof narrow_dtypes / sizeof narrow_dtypes[0]; d++)
+        for (size_t i = 0; i < sizeof narrow / sizeof narrow[0]; i++) {
+            dt[n] = narrow_dtypes[d];
+            out[n++] = narrow[i];
+        }
     return n;
 }
 

@@ -15,6 +15,7 @@
 #include "csv.h"
 #include "measure.h"
 #include "rounds.h"
+#include "so.h"
 
 typedef void (*kfn)(int, int, int, const float *, int, const float *, int, float *, int);
 
@@ -133,7 +134,7 @@ static bool verify(const work *w, gsl_rng *rng)
  * cannot be generated or built. */
 static kfn build(const sp_config *c, const char *dir, void **lib)
 {
-    char src[300], so[300], cmd[800], why[256];
+    char src[300], so[300], why[256];
     snprintf(src, sizeof src, "%s/k.c", dir);
     snprintf(so, sizeof so, "%s/k.so", dir);
     char *text = cg_host_text(c, SP_FP32, "fp_kernel", why, sizeof why);
@@ -150,8 +151,7 @@ static kfn build(const sp_config *c, const char *dir, void **lib)
         fprintf(stderr, "bench_host_footprint: cannot write '%s'\n", src);
         return NULL;
     }
-    snprintf(cmd, sizeof cmd, "cc -O3 -march=native -fopenmp -fPIC -shared %s -o %s", src, so);
-    *lib = system(cmd) == 0 ? dlopen(so, RTLD_NOW) : NULL;
+    *lib = bench_build_so(src, so) ? dlopen(so, RTLD_NOW) : NULL;
     kfn k = NULL;
     if (*lib)
         *(void **)&k = dlsym(*lib, "fp_kernel");

@@ -16,6 +16,7 @@
 #include "csv.h"
 #include "measure.h"
 #include "rounds.h"
+#include "so.h"
 
 typedef void (*kfn)(int, int, int, const float *, int, const float *, int, float *, int);
 
@@ -54,18 +55,6 @@ static sp_config table[NSHAPE][NTHR] = {
 static char origin[NSHAPE][NTHR][16]; /* where each config came from */
 
 /* ---- the FMA peak ---- */
-
-#define LOST_SECONDS 0.2 /* per round, for the lost-time probe */
-
-/* GFLOP/s of the FMA peak at `threads` (1: one core; else all cores), from
- * the roofline probe the tuner uses (measure/roofline.c); 0 if unknown. */
-static double fma_peak(int threads)
-{
-    ms_roofline r;
-    if (!ms_host_roofline(&r))
-        return 0;
-    return threads == 1 ? r.gflops_core : r.gflops_all;
-}
 
 /* ---- operands and timing ---- */
 
@@ -140,7 +129,14 @@ static void call_blas(const void *ctx, const problem *p)
  * effect when the library loads and no contender's idle threads run during
  * another's sample. The parent sends a request (what, shape, threads) and
  * reads back one double (GFLOP/s, < 0: unavailable). */
-enum { REQ_QUIT, REQ_PEAK, REQ_LOST, REQ_FMA, REQ_RUN };
+enum {
+    REQ_QUIT,
+    REQ_ROOF, /* measure the roofline (measure/roofline.c), the tuner's; answer the one-core peak */
+    REQ_ALL,  /* the last roofline's all-core peak */
+    REQ_LOST, /* the last roofline's share of time lost (its lost-time probe) */
+    REQ_FMA,
+    REQ_RUN
+};
 typedef struct {
     int what, shape, threads;
 } request;
@@ -212,13 +208,16 @@ static void serve(const char *so, int in, int out)
         if (!problem_init(&probs[s], shapes[s]))
             _exit(1);
     request q;
+    ms_roofline roof;
+    bool have_roof = false;
     while (read_all(in, &q, sizeof q) && q.what != REQ_QUIT) {
         double g = -1;
-        if (q.what == REQ_PEAK) {
-            g = fma_peak(q.threads);
-        } else if (q.what == REQ_LOST) {
-            ms_lost l;
-            g = ms_host_lost(LOST_SECONDS, &l) ? l.share : -1;
+        if (q.what == REQ_ROOF) {
+            have_roof = ms_host_roofline(&roof);
+            g = have_roof ? roof.gflops_core : -1;
+        } else if (q.what == REQ_ALL || q.what == REQ_LOST) {
+            if (have_roof)
+                g = q.what == REQ_ALL ? roof.gflops_all : roof.lost.share;
         } else if (q.what == REQ_FMA && q.shape >= 0 && q.shape < NSHAPE && q.threads >= 1) {
             g = sample(call_fma, &q.threads, &probs[q.shape]);
         } else if (q.shape >= 0 && q.shape < NSHAPE && q.threads >= 1 && q.threads <= NTHR) {
@@ -311,7 +310,7 @@ static void worker_stop(worker *w)
 /* Generates every table kernel into dir/kernels.c and builds dir/kernels.so. */
 static bool build(const char *dir)
 {
-    char path[512], err[256], sym[32], cmd[1200];
+    char path[512], so[512], err[256], sym[32];
     snprintf(path, sizeof path, "%s/kernels.c", dir);
     FILE *f = fopen(path, "w");
     if (!f)
@@ -328,9 +327,8 @@ static bool build(const char *dir)
         }
     if (fclose(f) != 0)
         return false;
-    snprintf(cmd, sizeof cmd,
-             "cc -O3 -march=native -fopenmp -fPIC -shared %s/kernels.c -o %s/kernels.so", dir, dir);
-    return system(cmd) == 0;
+    snprintf(so, sizeof so, "%s/kernels.so", dir);
+    return bench_build_so(path, so);
 }
 
 /* One row of a tuning table: its config, at the row's cores, for the bench
@@ -522,11 +520,13 @@ int main(int argc, char **argv)
     double start = bench_now();
     int tty = isatty(STDERR_FILENO);
     for (int r = 0; r < rounds; r++) {
+        /* one roofline a round: the peaks of 1 and of all threads, the time lost */
+        peak[0][r] = ask(&tuned, REQ_ROOF, 0, 1);
+        for (int t = 1; t < NTHR; t++)
+            peak[t][r] = ask(&tuned, REQ_ALL, 0, t + 1);
         lost[r] = ask(&tuned, REQ_LOST, 0, 1);
         nanosleep(&pause, NULL);
         for (int t = 0; t < NTHR; t++) {
-            peak[t][r] = ask(&tuned, REQ_PEAK, 0, t + 1);
-            nanosleep(&pause, NULL);
             for (int s = 0; s < NSHAPE; s++) {
                 fma[s][t][r] = ask(&tuned, REQ_FMA, s, t + 1);
                 nanosleep(&pause, NULL);
@@ -553,9 +553,9 @@ int main(int argc, char **argv)
     printf("FMA peak (measure/roofline.c, median of %d rounds): 1 core %.1f GFLOP/s, %d cores "
            "%.1f GFLOP/s\n",
            rounds, pk[0], NTHR, pk[NTHR - 1]);
-    printf("A running thread lost %.1f%% of its wall time (measure/lost.c: gaps of > 2 us between "
-           "clock reads, %.1f s, median of %d rounds)\n",
-           100 * bench_median(lost, rounds), LOST_SECONDS, rounds);
+    printf("A running thread lost %.1f%% of its wall time (the roofline's probe, measure/lost.c: "
+           "gaps of > 2 us between clock reads, median of %d rounds)\n",
+           100 * bench_median(lost, rounds), rounds);
     if (nblas == 0)
         printf("OpenBLAS (libopenblas.so.0) not found: the tuned kernels alone\n");
     else {

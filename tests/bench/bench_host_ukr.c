@@ -9,6 +9,7 @@
 #include "codegen.h"
 #include "measure.h"
 #include "rounds.h"
+#include "so.h"
 
 static const sp_micro micros[] = {{8, 48}, {6, 64}, {12, 32}, {14, 32}};
 enum { NMICRO = sizeof micros / sizeof micros[0], ROUNDS = 5 };
@@ -100,8 +101,7 @@ int main(void)
     }
     if (fclose(f) != 0)
         return 1;
-    snprintf(cmd, sizeof cmd, "cc -O3 -march=native -fopenmp -fPIC -shared %s -o %s", src, so);
-    void *lib = system(cmd) == 0 ? dlopen(so, RTLD_NOW) : NULL;
+    void *lib = bench_build_so(src, so) ? dlopen(so, RTLD_NOW) : NULL;
     if (!lib) {
         fprintf(stderr, "bench_host_ukr: building the kernels failed (is cc installed?)\n");
         return 1;
