@@ -134,8 +134,8 @@ bool cg_generate(const sp_target *t, const sp_problem *p, const sp_config *c, cg
  * picks AVX-512, AVX2+FMA or portable GCC vector code at compile time and
  * builds with `cc -O3 -march=native -fopenmp -c` and nothing else. dtype is
  * SP_FP32, or SP_BF16 / SP_FP16 for bf16 / fp16 storage: A and B are then
- * `const uint16_t *` (bit patterns), widened to fp32 as they are packed, and C
- * and every sum stay fp32. SYMBOL defaults to nt_sgemm (bf16: nt_sbgemm, fp16:
+ * `const uint16_t *` (bit patterns), widened to fp32 (A once per call, B as
+ * it is packed), and C and every sum stay fp32. SYMBOL defaults to nt_sgemm (bf16: nt_sbgemm, fp16:
  * nt_shgemm) when NULL;
  * several kernels with distinct symbols can share one translation unit.
  * False (err) for a config or dtype it cannot honour. */

@@ -250,7 +250,8 @@ static const char elem_fp16[] =
     "#endif\n";
 
 /* How A and B are stored, per dtype the host computes: fp32, or 16-bit
- * patterns widened to fp32 as they are packed (C and every sum fp32). */
+ * patterns widened to fp32 (A once per call, B as it is packed; C and every
+ * sum fp32). */
 typedef struct {
     const char *title;  /* the kernel's headline */
     const char *symbol; /* the default entry point */
@@ -263,27 +264,28 @@ typedef struct {
 static const storage storages[SP_NDTYPE] = {
     [SP_FP32] = {"fp32", "nt_sgemm", "float", "fp32", NULL, elem_fp32},
     [SP_BF16] = {"bf16-storage", "nt_sbgemm", "uint16_t", "bf16 A, B; fp32 C",
-                 " * A and B hold bf16 values (uint16_t: the upper half of an fp32); they are\n"
-                 " * widened to fp32 as they are packed, and C and every sum are fp32.\n",
+                 " * A and B hold bf16 values (uint16_t: the upper half of an fp32), widened\n"
+                 " * to fp32 (A once per call, B as it is packed); C and every sum are fp32.\n",
                  elem_bf16},
     [SP_FP16] = {"fp16-storage", "nt_shgemm", "uint16_t", "fp16 A, B; fp32 C",
-                 " * A and B hold IEEE fp16 values (uint16_t bit patterns); they are widened\n"
-                 " * to fp32 as they are packed (F16C where the compiler targets it), and C\n"
-                 " * and every sum are fp32.\n",
+                 " * A and B hold IEEE fp16 values (uint16_t bit patterns), widened to fp32\n"
+                 " * (A once per call, B as it is packed; F16C where the compiler targets\n"
+                 " * it); C and every sum are fp32.\n",
                  elem_fp16},
 };
 
 /* Each thread's scratch memory (packed B, a copied A micro-panel, flags). */
 static const char scratch_text[] =
-    "\n/* A thread's scratch memory of at least `bytes`, 64-byte aligned, or NULL.\n"
-    " * With C11 threads it is kept between calls (grown when too small, freed\n"
-    " * when the thread ends), since fresh memory on every call would page-fault\n"
-    " * megabytes each time; *temp = 0. Else (or if the key cannot be made) it\n"
-    " * is allocated for this call and *temp = 1: the caller frees it. */\n"
+    "\n/* A thread's scratch memory number `slot` (0: pack buffers, 1: widened A)\n"
+    " * of at least `bytes`, 64-byte aligned, or NULL. With C11 threads it is\n"
+    " * kept between calls (grown when too small, freed when the thread ends),\n"
+    " * since fresh memory on every call would page-fault megabytes each time;\n"
+    " * *temp = 0. Else (or if the key cannot be made) it is allocated for this\n"
+    " * call and *temp = 1: the caller frees it. */\n"
     "#ifndef __STDC_NO_THREADS__\n"
     "typedef struct {\n"
-    "    size_t cap;\n"
-    "    unsigned char *mem;\n"
+    "    size_t cap[2];\n"
+    "    unsigned char *mem[2];\n"
     "} @_kept;\n"
     "static tss_t @_key;\n"
     "static int @_key_ok;\n"
@@ -291,12 +293,13 @@ static const char scratch_text[] =
     "static void @_drop(void *p)\n"
     "{\n"
     "    @_kept *k = p;\n"
-    "    free(k->mem);\n"
+    "    free(k->mem[0]);\n"
+    "    free(k->mem[1]);\n"
     "    free(k);\n"
     "}\n"
     "static void @_make_key(void) { @_key_ok = tss_create(&@_key, @_drop) == thrd_success; }\n"
     "#endif\n"
-    "static unsigned char *@_scratch(size_t bytes, int *temp)\n"
+    "static unsigned char *@_scratch(int slot, size_t bytes, int *temp)\n"
     "{\n"
     "    bytes = (bytes + 63) / 64 * 64;\n"
     "    *temp = 1;\n"
@@ -311,13 +314,13 @@ static const char scratch_text[] =
     "                return aligned_alloc(64, bytes);\n"
     "            }\n"
     "        }\n"
-    "        if (k->cap < bytes) {\n"
-    "            free(k->mem);\n"
-    "            k->mem = aligned_alloc(64, bytes);\n"
-    "            k->cap = k->mem ? bytes : 0;\n"
+    "        if (k->cap[slot] < bytes) {\n"
+    "            free(k->mem[slot]);\n"
+    "            k->mem[slot] = aligned_alloc(64, bytes);\n"
+    "            k->cap[slot] = k->mem[slot] ? bytes : 0;\n"
     "        }\n"
     "        *temp = 0;\n"
-    "        return k->mem;\n"
+    "        return k->mem[slot];\n"
     "    }\n"
     "#endif\n"
     "    return aligned_alloc(64, bytes);\n"
@@ -329,11 +332,11 @@ static const char driver_common[] =
     "\n/* Copies the rows x kc part of A (row stride lda) that a last, partial\n"
     " * micro-panel covers into dst (row stride KS), rows past it zero. Whole\n"
     " * panels are read from A in place. */\n"
-    "static void @_pack_a(const @_in *A, ptrdiff_t lda, int rows, int kc, float *dst)\n"
+    "static void @_pack_a(const float *A, ptrdiff_t lda, int rows, int kc, float *dst)\n"
     "{\n"
     "    for (int r = 0; r < @_MR; r++)\n"
     "        if (r < rows)\n"
-    "            @_cvt(dst + (ptrdiff_t)r * @_KS, A + (ptrdiff_t)r * lda, kc);\n"
+    "            memcpy(dst + (ptrdiff_t)r * @_KS, A + (ptrdiff_t)r * lda, sizeof(float) * (size_t)kc);\n"
     "        else\n"
     "            memset(dst + (ptrdiff_t)r * @_KS, 0, sizeof(float) * (size_t)kc);\n"
     "}\n"
@@ -425,64 +428,52 @@ static const char driver_common[] =
 /* The macro-kernel: C block (mc x nc) = or += A block . packed B block by
  * micro-tiles, A micro-panels outer: the A micro-panel (MR x kc) stays in L1
  * while the B micro-panels stream past it from L2, and C is visited in rows
- * of tiles, which the hardware prefetchers follow. */
-static void emit_macro(const out *o, bool convert)
-{
-    put(o, "\n/* C block (mc x nc) = or += A block (row stride lda) . packed B block by\n"
-           " * micro-tiles, a row of tiles at a time. ");
-    put(o, convert ? "Each A micro-panel is converted to\n"
-                     " * fp32 into ae (zero-padded when partial). With double\n"
-                   : "A micro-panels are read in place,\n"
-                     " * except a last, partial one, copied (zero-padded) into ae. With double\n");
-    put(o, " * buffering, after each tile a share of the regions the next step reads\n"
-           " * (pf[0..npf)) is prefetched into L2, spread so that memory works while\n"
-           " * the FMAs do. */\n"
-           "static void @_macro(int mc, int nc, int kc, const @_in *A, ptrdiff_t lda,\n"
-           "                    const float *Bp, float *C, ptrdiff_t ldc, int acc, float *ae,\n"
-           "                    @_pf *pf, int npf)\n"
-           "{\n"
-           "    int mp = (mc + @_MR - 1) / @_MR, np = (nc + @_NR - 1) / @_NR;\n"
-           "    int last = mc - (mp - 1) * @_MR; /* rows of the last A micro-panel */\n"
-           "    for (int q = 0; q < npf; q++)\n"
-           "        pf[q].quota = (pf[q].lines + (long)mp * np - 1) / ((long)mp * np);\n"
-           "    for (int ir = 0; ir < mp; ir++) {\n"
-           "        int rows = ir < mp - 1 ? @_MR : last;\n"
-           "        const float *a = ae;\n"
-           "        ptrdiff_t la = @_KS;\n");
-    put(o, convert ? "        @_pack_a(A + (ptrdiff_t)ir * @_MR * lda, lda, rows, kc, ae);\n"
-                   : "        if (rows < @_MR)\n"
-                     "            @_pack_a(A + (ptrdiff_t)ir * @_MR * lda, lda, rows, kc, ae);\n"
-                     "        else\n"
-                     "            a = A + (ptrdiff_t)ir * @_MR * lda, la = lda;\n");
-    put(o, 
-           "        float *c = C + (ptrdiff_t)ir * @_MR * ldc;\n"
-           "        for (int jr = 0; jr < np; jr++) {\n"
-           "            const float *b = Bp + (ptrdiff_t)jr * kc * @_NR;\n"
-           "            int cols = nc - jr * @_NR < @_NR ? nc - jr * @_NR : @_NR;\n"
-           "            if (rows == @_MR && cols == @_NR)\n"
-           "                @_ukr(kc, a, la, b, c + jr * @_NR, ldc, acc);\n"
-           "            else\n"
-           "                @_edge(kc, a, la, b, c + jr * @_NR, ldc, acc, rows, cols);\n"
-           "            for (int q = 0; q < npf; q++)\n"
-           "                @_pf_some(&pf[q]);\n"
-           "        }\n"
-           "    }\n"
-           "}\n");
-}
+ * of tiles, which the hardware prefetchers follow. A is fp32 here (bf16 and
+ * fp16 kernels widen it first). */
+static const char macro_text[] =
+    "\n/* C block (mc x nc) = or += A block (fp32, row stride lda) . packed B block\n"
+    " * by micro-tiles, a row of tiles at a time. A micro-panels are read in\n"
+    " * place, except a last, partial one, copied (zero-padded) into ae. With\n"
+    " * double buffering, after each tile a share of the regions the next step\n"
+    " * reads (pf[0..npf)) is prefetched into L2, spread so that memory works\n"
+    " * while the FMAs do. */\n"
+    "static void @_macro(int mc, int nc, int kc, const float *A, ptrdiff_t lda,\n"
+    "                    const float *Bp, float *C, ptrdiff_t ldc, int acc, float *ae,\n"
+    "                    @_pf *pf, int npf)\n"
+    "{\n"
+    "    int mp = (mc + @_MR - 1) / @_MR, np = (nc + @_NR - 1) / @_NR;\n"
+    "    int last = mc - (mp - 1) * @_MR; /* rows of the last A micro-panel */\n"
+    "    for (int q = 0; q < npf; q++)\n"
+    "        pf[q].quota = (pf[q].lines + (long)mp * np - 1) / ((long)mp * np);\n"
+    "    for (int ir = 0; ir < mp; ir++) {\n"
+    "        int rows = ir < mp - 1 ? @_MR : last;\n"
+    "        const float *a = ae;\n"
+    "        ptrdiff_t la = @_KS;\n"
+    "        if (rows < @_MR)\n"
+    "            @_pack_a(A + (ptrdiff_t)ir * @_MR * lda, lda, rows, kc, ae);\n"
+    "        else\n"
+    "            a = A + (ptrdiff_t)ir * @_MR * lda, la = lda;\n"
+    "        float *c = C + (ptrdiff_t)ir * @_MR * ldc;\n"
+    "        for (int jr = 0; jr < np; jr++) {\n"
+    "            const float *b = Bp + (ptrdiff_t)jr * kc * @_NR;\n"
+    "            int cols = nc - jr * @_NR < @_NR ? nc - jr * @_NR : @_NR;\n"
+    "            if (rows == @_MR && cols == @_NR)\n"
+    "                @_ukr(kc, a, la, b, c + jr * @_NR, ldc, acc);\n"
+    "            else\n"
+    "                @_edge(kc, a, la, b, c + jr * @_NR, ldc, acc, rows, cols);\n"
+    "            for (int q = 0; q < npf; q++)\n"
+    "                @_pf_some(&pf[q]);\n"
+    "        }\n"
+    "    }\n"
+    "}\n";
 
 /* One thread's share: the block loop over the strategy's steps. */
-static const char driver_part[] =
-    "\n/* One thread's share of C (M x N, pointers already offset): the block loop\n"
-    " * with this thread's own pack buffers. */\n"
-    "static void @_part(int M, int N, int K, const @_in *A, ptrdiff_t lda, const @_in *B,\n"
-    "                   ptrdiff_t ldb, float *C, ptrdiff_t ldc)\n"
+static const char driver_blocks[] =
+    "\n/* C (M x N, pointers already offset; M, N, K >= 1) = A (fp32) . B: the block\n"
+    " * loop with this thread's own pack buffers. 0 when they cannot be had. */\n"
+    "static int @_blocks(int M, int N, int K, const float *A, ptrdiff_t lda, const @_in *B,\n"
+    "                    ptrdiff_t ldb, float *C, ptrdiff_t ldc)\n"
     "{\n"
-    "    if (M <= 0 || N <= 0)\n"
-    "        return;\n"
-    "    if (K <= 0) {\n"
-    "        @_naive(M, N, 0, A, lda, B, ldb, C, ldc);\n"
-    "        return;\n"
-    "    }\n"
     "    /* blocks no larger than the (padded) problem */\n"
     "    int mc = @_MC < M ? @_MC : (M + @_MR - 1) / @_MR * @_MR;\n"
     "    int nc = @_NC < N ? @_NC : (N + @_NR - 1) / @_NR * @_NR;\n"
@@ -504,11 +495,9 @@ static const char driver_part[] =
     "    size_t bbytes = (nslot * slot * sizeof(float) + 63) / 64 * 64;\n"
     "    size_t abytes = ((size_t)@_MR * @_KS * sizeof(float) + 63) / 64 * 64;\n"
     "    int temp;\n"
-    "    unsigned char *mem = @_scratch(bbytes + abytes + nslot, &temp);\n"
-    "    if (!mem) {\n"
-    "        @_naive(M, N, K, A, lda, B, ldb, C, ldc);\n"
-    "        return;\n"
-    "    }\n"
+    "    unsigned char *mem = @_scratch(0, bbytes + abytes + nslot, &temp);\n"
+    "    if (!mem)\n"
+    "        return 0;\n"
     "    float *Bp = (float *)(void *)mem, *ae = (float *)(void *)(mem + bbytes);\n"
     "    unsigned char *packed = mem + bbytes + abytes; /* per slot: packed yet */\n"
     "    memset(packed, 0, nslot);\n"
@@ -553,6 +542,56 @@ static const char driver_part[] =
     "    }\n"
     "    if (temp)\n"
     "        free(mem);\n"
+    "    return 1;\n"
+    "}\n";
+
+/* A thread's share of C from the caller's A: fp32 A is read in place, bf16
+ * and fp16 A is widened to fp32 once per call (in bands of whole row blocks
+ * when it would take more than AWIDE bytes). */
+static const char part_fp32[] =
+    "\n/* One thread's share of C (M x N, pointers already offset). */\n"
+    "static void @_part(int M, int N, int K, const @_in *A, ptrdiff_t lda, const @_in *B,\n"
+    "                   ptrdiff_t ldb, float *C, ptrdiff_t ldc)\n"
+    "{\n"
+    "    if (M <= 0 || N <= 0)\n"
+    "        return;\n"
+    "    if (K <= 0 || !@_blocks(M, N, K, A, lda, B, ldb, C, ldc))\n"
+    "        @_naive(M, N, K, A, lda, B, ldb, C, ldc);\n"
+    "}\n";
+static const char part_widen[] =
+    "\n/* One thread's share of C (M x N, pointers already offset). Its rows of A\n"
+    " * are widened to fp32 once, into rows KW floats apart (an odd number of\n"
+    " * cache lines, so they fall in distinct L1 sets), `band` rows at a time:\n"
+    " * all of them when they fit AWIDE bytes, else whole row blocks. */\n"
+    "static void @_part(int M, int N, int K, const @_in *A, ptrdiff_t lda, const @_in *B,\n"
+    "                   ptrdiff_t ldb, float *C, ptrdiff_t ldc)\n"
+    "{\n"
+    "    if (M <= 0 || N <= 0)\n"
+    "        return;\n"
+    "    if (K <= 0) {\n"
+    "        @_naive(M, N, 0, A, lda, B, ldb, C, ldc);\n"
+    "        return;\n"
+    "    }\n"
+    "    size_t kw = ((size_t)K + 15) / 16 * 16;\n"
+    "    if (kw / 16 % 2 == 0)\n"
+    "        kw += 16;\n"
+    "    int mc = @_MC < M ? @_MC : (M + @_MR - 1) / @_MR * @_MR;\n"
+    "    size_t fit = (size_t)@_AWIDE / sizeof(float) / kw / (size_t)mc * (size_t)mc;\n"
+    "    int band = fit < (size_t)mc ? mc : fit < (size_t)M ? (int)fit : M;\n"
+    "    int temp;\n"
+    "    float *aw = (float *)(void *)@_scratch(1, (size_t)band * kw * sizeof(float), &temp);\n"
+    "    for (int i0 = 0; i0 < M; i0 += band) {\n"
+    "        int rows = M - i0 < band ? M - i0 : band;\n"
+    "        const @_in *a = A + (ptrdiff_t)i0 * lda;\n"
+    "        float *c = C + (ptrdiff_t)i0 * ldc;\n"
+    "        if (aw)\n"
+    "            for (int r = 0; r < rows; r++)\n"
+    "                @_cvt(aw + (size_t)r * kw, a + (ptrdiff_t)r * lda, K);\n"
+    "        if (!aw || !@_blocks(rows, N, K, aw, (ptrdiff_t)kw, B, ldb, c, ldc))\n"
+    "            @_naive(rows, N, K, a, lda, B, ldb, c, ldc);\n"
+    "    }\n"
+    "    if (temp)\n"
+    "        free(aw);\n"
     "}\n";
 
 /* The step order of each strategy: block coordinates (i, j, p) of step s. */
@@ -750,7 +789,7 @@ bool cg_host_source(FILE *f, const sp_config *c, sp_dtype dtype, const char *sym
              " * of A when there are fewer than %d), A is %s, and a register-blocked\n"
              " * micro-kernel computes each MR x NR tile of C (edge tiles into a scratch\n"
              " * tile, with a narrower kernel for a last, narrow column panel).\n",
-         SP_CPU_BCACHE_VISITS, widen ? "widened by micro-panels" : "read in place");
+         SP_CPU_BCACHE_VISITS, widen ? "widened to fp32 once per call" : "read in place");
     putf(&o, " * Vector code chosen at compile time: %s%sportable GCC vectors.\n",
          nr % 16 == 0 ? "AVX-512, " : "", nr % 8 == 0 ? "AVX2+FMA or " : "");
     if (st->note)
@@ -765,6 +804,11 @@ bool cg_host_source(FILE *f, const sp_config *c, sp_dtype dtype, const char *sym
              " * all the kernels of a translation unit). */\n"
              "#ifndef NT_HOST_BCACHE\n#define NT_HOST_BCACHE %d\n#endif\n",
          SP_CPU_BCACHE_BYTES);
+    if (widen)
+        putf(&o, "\n/* Bytes of A a thread widens to fp32 at a time (all its rows of A when they\n"
+                 " * fit, else bands of whole row blocks); -D overrides. */\n"
+                 "#ifndef NT_HOST_AWIDE\n#define NT_HOST_AWIDE %d\n#endif\n",
+             SP_CPU_AWIDE_BYTES);
     put(&o, "\nenum {\n");
     putf(&o, "    @_MR = %d, @_NR = %d, /* micro-tile */\n", mr, nr);
     putf(&o, "    @_MC = %d, @_NC = %d, @_KC = %d, /* cache blocks: mc, nc in whole micro-tiles,\n"
@@ -778,7 +822,9 @@ bool cg_host_source(FILE *f, const sp_config *c, sp_dtype dtype, const char *sym
          c->strategy != SP_WS);
     putf(&o, "    @_VISITS = %d, /* keep the packed B blocks when met this many times */\n",
          SP_CPU_BCACHE_VISITS);
-    put(&o, "    @_BCACHE = NT_HOST_BCACHE /* bytes: keep every packed B block up to this */\n};\n");
+    put(&o, widen ? "    @_BCACHE = NT_HOST_BCACHE, /* bytes: keep every packed B block up to this */\n"
+                    "    @_AWIDE = NT_HOST_AWIDE /* bytes: widen this much of A at a time */\n};\n"
+                  : "    @_BCACHE = NT_HOST_BCACHE /* bytes: keep every packed B block up to this */\n};\n");
 
     /* the vector code paths that suit NR, widest first */
     int first = 1;
@@ -800,9 +846,10 @@ bool cg_host_source(FILE *f, const sp_config *c, sp_dtype dtype, const char *sym
     put(&o, st->elem);
     put(&o, scratch_text);
     put(&o, driver_common);
-    emit_macro(&o, widen);
+    put(&o, macro_text);
     put(&o, step_text[c->strategy]);
-    put(&o, driver_part);
+    put(&o, driver_blocks);
+    put(&o, widen ? part_widen : part_fp32);
     if (cores > 1 && c->split == SP_SPLIT_MN)
         put(&o, grid_text);
     putf(&o, entry_head, st->sums, st->ctype, st->ctype);

@@ -118,9 +118,10 @@ static double vectors_of(int64_t dim, int64_t nr, int64_t w)
  *    the previous step), written at the L2 rate into the one slot, or at
  *    the rate of the level that holds them into the kept blocks.
  *  - A: fp32 is read in place (only a last, partial micro-panel of a block is
- *    copied); bf16 and fp16 are widened micro-panel by micro-panel at every
- *    step. Each step streams its A block, which the hardware prefetchers
- *    overlap with the FMAs, as they do the B panels coming from L2.
+ *    copied); bf16 and fp16 are widened to fp32 once per call, a phase of
+ *    its own, in bands of whole row blocks of SP_CPU_AWIDE_BYTES (B packed
+ *    again per band). Each step streams its A block, which the hardware
+ *    prefetchers overlap with the FMAs, as they do the B panels from L2.
  *  - the micro-kernel: per k step mr x nv FMAs over the FMA units or mr + nv
  *    loads over the load ports, whichever is slower; a narrow last tile runs
  *    a narrower kernel; each call loads and stores its C tile.
@@ -152,11 +153,19 @@ void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figure
     double kept_bytes = (double)nP * nJ * (double)kc * nc * 4.0;
     bool revisits = c->strategy != SP_WS && nI > 1 && nJ * nP > 1;
     bool keep = revisits && nI >= SP_CPU_BCACHE_VISITS && kept_bytes <= SP_CPU_BCACHE_BYTES;
+    /* bf16, fp16: A widened in bands of whole row blocks, rows kw floats apart */
+    int64_t kw = (K + 15) / 16 * 16;
+    if (kw / 16 % 2 == 0)
+        kw += 16;
+    int64_t band = (int64_t)(SP_CPU_AWIDE_BYTES / 4) / kw / mc * mc;
+    double bands = widen && band < Mt ? (double)sp_ceil_div(Mt, band < mc ? mc : band) : 1;
     /* WS: the B block stays while A streams; IS, OS: it changes at every step */
-    b = revisits && !keep ? b_once * nI : b_once;
+    b = revisits && !keep ? b_once * nI : b_once * bands;
     /* fp32: blocks are whole micro-panels but the last, whose Mt % mr rows
-     * are copied at every step */
-    double a = widen ? a_once * nJ : (double)(Mt % mr) * K * nJ;
+     * are copied at every step; bf16, fp16: all of A widened once */
+    double a = widen ? a_once : (double)(Mt % mr) * K * nJ;
+    double a_in = widen ? 4.0 : in; /* bytes per element of the A the steps read */
+    double a_foot = (double)p->M * K * a_in * (widen ? gn : 1); /* widened: a copy per column */
 
     /* The micro-kernel over every tile, padded rows included. */
     double row_tiles = tiles_of(Mt, mc, mr), col_tiles = tiles_of(Nt, nc, nr);
@@ -167,7 +176,7 @@ void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figure
     double calls = row_tiles * col_tiles * (double)nP;
     double l2 = calls * (double)kc * (double)(nr + mr) * 4.0 / u->bw_l2;
     /* A streamed once per step through its block: a_once per column block */
-    double a_stream = a_once * (double)nJ * in * inv_bw_of(t, (double)p->M * K * in, threads);
+    double a_stream = a_once * (double)nJ * a_in * inv_bw_of(t, a_foot, threads);
     double overlap = compute;
     if (l2 > overlap)
         overlap = l2;
@@ -180,7 +189,11 @@ void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figure
     /* Packing and copying: a phase of its own. */
     double b_inv = c->double_buffer ? 1.0 / u->bw_l2 : inv_bw_of(t, (double)K * p->N * in, threads);
     double w_inv = keep ? inv_bw_of(t, kept_bytes, threads) : 1.0 / u->bw_l2;
-    double pack = b * (in * b_inv + 4.0 * w_inv) + a * (in + 4.0) / u->bw_l2;
+    double pack = b * (in * b_inv + 4.0 * w_inv);
+    if (widen) /* from where A lives into the widened copy's level */
+        pack += a * (in * inv_bw_of(t, (double)p->M * K * in, threads) + 4.0 * inv_bw_of(t, a_foot, threads));
+    else
+        pack += a * (in + 4.0) / u->bw_l2;
 
     /* Double buffering: one prefetch per line of each step's new blocks: A
      * when (i, p) changes (IS walks j inside it; OS and WS keep it across j
@@ -193,7 +206,7 @@ void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figure
         bool c_kept = c->strategy == SP_OS || (c->strategy == SP_IS ? nJ == 1 : nI == 1);
         double a_new = a_once * (a_kept ? 1 : (double)nJ);
         double c_new = (double)Mt * Nt * (c_kept ? 1 : (double)nP);
-        prefetch = ((a_new + b) * in + c_new * 4.0) / 64.0;
+        prefetch = (a_new * a_in + b * in + c_new * 4.0) / 64.0;
     }
     /* more than one thread: the parallel region's start and join, per call */
     double cycles = overlap + c_time + pack + prefetch + (threads > 1 ? u->fork_join : 0);

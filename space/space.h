@@ -29,6 +29,11 @@ typedef enum { SP_CL1, SP_CL2, SP_CL3, SP_NCACHE } sp_cache;
  * packed once per call) before it falls back to repacking one block. */
 #define SP_CPU_BCACHE_BYTES (32 << 20)
 
+/* Bytes of fp32 A a generated bf16/fp16 host kernel widens at a time per
+ * thread: its rows of A once per call when they fit, else bands of whole
+ * row blocks (B packed again per band). */
+#define SP_CPU_AWIDE_BYTES (32 << 20)
+
 /* A generated host kernel keeps its packed B blocks (IS and OS orders) only
  * when it meets each at least this many times (block rows of A); fewer
  * visits repack into one slot that stays in L2, which measured faster. */

@@ -389,12 +389,26 @@ static void volumes(void)
     sp_figures f17 = model(&t, &p, cpu_cfg(SP_OS, 17, 32, 32, 0, 1, SP_SPLIT_M, 4, 16));
     sp_figures f20 = model(&t, &p, cpu_cfg(SP_OS, 20, 32, 32, 0, 1, SP_SPLIT_M, 4, 16));
     CHECK(f17.load_elems == f20.load_elems && f17.est_cycles == f20.est_cycles);
-    /* bf16: every step widens its A block, so A once per column block. */
+    /* bf16: A is widened once per call, whatever the column blocks; with
+     * split N each thread widens all of A, with split M its own rows. */
     sp_problem h = fx_problem(40, 48, 64, 1, SP_BF16);
     f = model(&t, &h, cpu_cfg(SP_WS, 16, 32, 32, 0, 1, SP_SPLIT_M, 4, 16));
-    CHECK(f.load_elems == B + 2 * A);
+    CHECK(f.load_elems == B + A);
     f = model(&t, &h, cpu_cfg(SP_WS, 16, 48, 32, 0, 1, SP_SPLIT_M, 4, 16));
     CHECK(f.load_elems == B + A);
+    f = model(&t, &h, cpu_cfg(SP_WS, 16, 16, 32, 0, 2, SP_SPLIT_N, 4, 16));
+    CHECK(f.load_elems == B + 2 * A);
+    f = model(&t, &h, cpu_cfg(SP_WS, 8, 48, 32, 0, 2, SP_SPLIT_M, 4, 16));
+    CHECK(f.load_elems == 2 * B + A); /* each thread packs all of B */
+    /* Past SP_CPU_AWIDE_BYTES, A is widened in bands of whole row blocks and
+     * WS packs B once per band: 256 x 64 x 65520 (rows 65520 floats apart,
+     * 64 MiB of fp32 A) in blocks of 64 rows is 2 bands of 128 rows. */
+    sp_problem wide = fx_problem(256, 64, 65520, 1, SP_BF16);
+    f = model(&t, &wide, cpu_cfg(SP_WS, 64, 64, 256, 0, 1, SP_SPLIT_M, 4, 16));
+    CHECK(f.load_elems == 256.0 * 65520 + 2 * 65520.0 * 64);
+    wide.K = 65536; /* rows padded to 65552 floats: 127 rows fit, so bands of 64 */
+    f = model(&t, &wide, cpu_cfg(SP_WS, 64, 64, 256, 0, 1, SP_SPLIT_M, 4, 16));
+    CHECK(f.load_elems == 256.0 * 65536 + 4 * 65536.0 * 64);
 
     /* Past the budget (64 x 4096 x 4096: 16 x 16 blocks of 256 x 256, 64 MiB
      * packed) one block buffer is repacked whenever the block changes: IS
