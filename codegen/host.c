@@ -274,7 +274,8 @@ static const storage storages[SP_NDTYPE] = {
                  elem_fp16},
 };
 
-/* Each thread's scratch memory (packed B, a copied A micro-panel, flags). */
+/* Each thread's scratch memory: packed B, a copied A micro-panel and flags
+ * in slot 0, a widened A (bf16, fp16) in slot 1. */
 static const char scratch_text[] =
     "\n/* A thread's scratch memory number `slot` (0: pack buffers, 1: widened A)\n"
     " * of at least `bytes`, 64-byte aligned, or NULL. With C11 threads it is\n"
@@ -336,7 +337,8 @@ static const char driver_common[] =
     "{\n"
     "    for (int r = 0; r < @_MR; r++)\n"
     "        if (r < rows)\n"
-    "            memcpy(dst + (ptrdiff_t)r * @_KS, A + (ptrdiff_t)r * lda, sizeof(float) * (size_t)kc);\n"
+    "            memcpy(dst + (ptrdiff_t)r * @_KS, A + (ptrdiff_t)r * lda,\n"
+    "                   sizeof(float) * (size_t)kc);\n"
     "        else\n"
     "            memset(dst + (ptrdiff_t)r * @_KS, 0, sizeof(float) * (size_t)kc);\n"
     "}\n"
@@ -822,9 +824,10 @@ bool cg_host_source(FILE *f, const sp_config *c, sp_dtype dtype, const char *sym
          c->strategy != SP_WS);
     putf(&o, "    @_VISITS = %d, /* keep the packed B blocks when met this many times */\n",
          SP_CPU_BCACHE_VISITS);
-    put(&o, widen ? "    @_BCACHE = NT_HOST_BCACHE, /* bytes: keep every packed B block up to this */\n"
+    put(&o, "    @_BCACHE = NT_HOST_BCACHE");
+    put(&o, widen ? ", /* bytes: keep every packed B block up to this */\n"
                     "    @_AWIDE = NT_HOST_AWIDE /* bytes: widen this much of A at a time */\n};\n"
-                  : "    @_BCACHE = NT_HOST_BCACHE /* bytes: keep every packed B block up to this */\n};\n");
+                  : " /* bytes: keep every packed B block up to this */\n};\n");
 
     /* the vector code paths that suit NR, widest first */
     int first = 1;

@@ -191,7 +191,8 @@ void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figure
     double w_inv = keep ? inv_bw_of(t, kept_bytes, threads) : 1.0 / u->bw_l2;
     double pack = b * (in * b_inv + 4.0 * w_inv);
     if (widen) /* from where A lives into the widened copy's level */
-        pack += a * (in * inv_bw_of(t, (double)p->M * K * in, threads) + 4.0 * inv_bw_of(t, a_foot, threads));
+        pack += a * (in * inv_bw_of(t, (double)p->M * K * in, threads) +
+                     4.0 * inv_bw_of(t, a_foot, threads));
     else
         pack += a * (in + 4.0) / u->bw_l2;
 
