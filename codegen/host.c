@@ -471,13 +471,15 @@ static const char macro_text[] =
 
 /* One thread's share: the block loop over the strategy's steps. */
 static const char driver_blocks[] =
+    "\n/* The row block for M rows: MC, or all of them in whole micro-panels. */\n"
+    "static int @_mc(int M) { return @_MC < M ? @_MC : (M + @_MR - 1) / @_MR * @_MR; }\n"
     "\n/* C (M x N, pointers already offset; M, N, K >= 1) = A (fp32) . B: the block\n"
     " * loop with this thread's own pack buffers. 0 when they cannot be had. */\n"
     "static int @_blocks(int M, int N, int K, const float *A, ptrdiff_t lda, const @_in *B,\n"
     "                    ptrdiff_t ldb, float *C, ptrdiff_t ldc)\n"
     "{\n"
     "    /* blocks no larger than the (padded) problem */\n"
-    "    int mc = @_MC < M ? @_MC : (M + @_MR - 1) / @_MR * @_MR;\n"
+    "    int mc = @_mc(M);\n"
     "    int nc = @_NC < N ? @_NC : (N + @_NR - 1) / @_NR * @_NR;\n"
     "    int kc = @_KC < K ? @_KC : K;\n"
     "    int nI = (M + mc - 1) / mc, nJ = (N + nc - 1) / nc, nP = (K + kc - 1) / kc;\n"
@@ -574,10 +576,10 @@ static const char part_widen[] =
     "        @_naive(M, N, 0, A, lda, B, ldb, C, ldc);\n"
     "        return;\n"
     "    }\n"
-    "    size_t kw = ((size_t)K + 15) / 16 * 16;\n"
+    "    size_t kw = ((size_t)K + 15) / 16 * 16; /* as KS for kc: an odd number of lines */\n"
     "    if (kw / 16 % 2 == 0)\n"
     "        kw += 16;\n"
-    "    int mc = @_MC < M ? @_MC : (M + @_MR - 1) / @_MR * @_MR;\n"
+    "    int mc = @_mc(M);\n"
     "    size_t fit = (size_t)@_AWIDE / sizeof(float) / kw / (size_t)mc * (size_t)mc;\n"
     "    int band = fit < (size_t)mc ? mc : fit < (size_t)M ? (int)fit : M;\n"
     "    int temp;\n"
@@ -749,14 +751,11 @@ bool cg_host_source(FILE *f, const sp_config *c, sp_dtype dtype, const char *sym
     /* Cache blocks: mc rounded up to whole micro-tile rows, nc to whole
      * columns, kc as given; each clamped to a size no cache level could hold
      * anyway. The rows of a copied (partial) A micro-panel are KS floats
-     * apart: kc rounded up to a cache line and to an odd number of lines, so
-     * they fall in distinct L1 sets. */
+     * apart (sp_cpu_row_floats), in distinct L1 sets. */
     int mc = (clamp(c->m, MC_MAX) + mr - 1) / mr * mr;
     int nc = (clamp(c->n, NC_MAX) + nr - 1) / nr * nr;
     int kc = clamp(c->k, KC_MAX);
-    int ks = (kc + 15) / 16 * 16;
-    if ((ks / 16) % 2 == 0)
-        ks += 16;
+    int ks = (int)sp_cpu_row_floats(kc);
     int cores = c->cores;
     const char *strat = sp_strategy_name(c->strategy), *split = sp_split_name(c->split);
     static const char *const strat_doc[SP_NSTRATEGY] = {

@@ -154,9 +154,7 @@ void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figure
     bool revisits = c->strategy != SP_WS && nI > 1 && nJ * nP > 1;
     bool keep = revisits && nI >= SP_CPU_BCACHE_VISITS && kept_bytes <= SP_CPU_BCACHE_BYTES;
     /* bf16, fp16: A widened in bands of whole row blocks, rows kw floats apart */
-    int64_t kw = (K + 15) / 16 * 16;
-    if (kw / 16 % 2 == 0)
-        kw += 16;
+    int64_t kw = sp_cpu_row_floats(K);
     int64_t band = (int64_t)(SP_CPU_AWIDE_BYTES / 4) / kw / mc * mc;
     double bands = widen && band < Mt ? (double)sp_ceil_div(Mt, band < mc ? mc : band) : 1;
     /* WS: the B block stays while A streams; IS, OS: it changes at every step */

@@ -203,6 +203,11 @@ bool sp_target_computes(const sp_target *t, sp_dtype d);
 /* Whether a CPU computes dtype d: fp32, and bf16 and fp16 as storage. */
 bool sp_cpu_computes(sp_dtype d);
 
+/* The row stride, in floats, that a generated host kernel gives a copy of
+ * rows of n floats: n rounded up to whole 64-byte lines, and to an odd number
+ * of them, so that the rows fall in distinct L1 sets. */
+int64_t sp_cpu_row_floats(int64_t n);
+
 /* The dtypes t computes, comma-separated ("fp16, int8"), into buf; returns buf. */
 const char *sp_target_dtypes(const sp_target *t, char *buf, size_t len);
 

@@ -14,6 +14,12 @@ bool sp_cpu_computes(sp_dtype d)
     return d == SP_FP32 || d == SP_BF16 || d == SP_FP16;
 }
 
+int64_t sp_cpu_row_floats(int64_t n)
+{
+    int64_t w = (n + 15) / 16 * 16;
+    return w / 16 % 2 ? w : w + 16;
+}
+
 bool sp_target_computes(const sp_target *t, sp_dtype d)
 {
     if (t->kind == SP_CPU)

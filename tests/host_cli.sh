@@ -126,8 +126,10 @@ int main(void)
     return bad != 0;
 }
 C
+# the entry point of a 16-bit storage kernel
+sym_of() { [ "$1" = bf16 ] && echo nt_sbgemm || echo nt_shgemm; }
 for dt in bf16 fp16; do
-    sym=$([ $dt = bf16 ] && echo nt_sbgemm || echo nt_shgemm)
+    sym=$(sym_of $dt)
     run 0 gen --target host --shape 100x70x50 --dtype $dt --strategy WS --tile 48x64x32 --cores 2 \
         --split N --micro 6x16 -o "$work/k_$dt.c"
     has "$dt entry" "$(cat "$work/k_$dt.c")" "void $sym(int M, int N, int K, const uint16_t *A, int lda"
@@ -215,7 +217,7 @@ for dt in bf16 fp16; do
     same "$dt journal" "$(tail -n +2 "$work/out/tiny_$dt.csv" | grep ',search$' | cut -d, -f6,18 | sort | uniq -c | tr -s ' ')" " 8 $dt,ok"
     run 0 gen --table "out/tiny_$dt-table.csv" --shape 100x37x50 -o "k_table_$dt.c"
     same "gen --table $dt exact" "$err" ""
-    has "gen --table $dt" "$(cat "$work/k_table_$dt.c")" "void $([ $dt = bf16 ] && echo nt_sbgemm || echo nt_shgemm)(int M, int N, int K, const uint16_t *A"
+    has "gen --table $dt" "$(cat "$work/k_table_$dt.c")" "void $(sym_of $dt)(int M, int N, int K, const uint16_t *A"
 done
 run 2 gen --table out/tiny-table.csv --shape 100x37x50 --cores 2 -o k_table2.c
 has "gen --table --cores" "$err" "npu-tune: gen: --table takes the config from the table; drop --strategy, --tile, --double-buffer, --cores, --split and --micro"

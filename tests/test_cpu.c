@@ -86,6 +86,12 @@ static void targets(void)
     CHECK(!sp_target_computes(&a, SP_INT8));
     CHECK(!sp_target_computes(&npu, SP_FP32));
     CHECK(sp_target_computes(&npu, SP_FP16));
+    /* Copied rows: whole 64-byte lines, an odd number of them. */
+    CHECK_INT(sp_cpu_row_floats(1), 16);
+    CHECK_INT(sp_cpu_row_floats(48), 48);
+    CHECK_INT(sp_cpu_row_floats(64), 80);
+    CHECK_INT(sp_cpu_row_floats(768), 784);
+    CHECK_INT(sp_cpu_row_floats(3071), 3088);
     /* A CPU target is checked by its own fields; NPU fields stay 0. */
     sp_target t = a;
     t.cpu.simd_floats = 12;
