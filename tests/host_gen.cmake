@@ -59,3 +59,17 @@ add_test(NAME host_footprint COMMAND bench_host_footprint 64x96x128 "WS 48 64 32
                                      --rounds 1 --chase 1)
 set_tests_properties(host_footprint PROPERTIES TIMEOUT 120
     PASS_REGULAR_EXPRESSION "1 MiB +[0-9.]+\n.*the call +[0-9.]+ +[0-9.]+  1.000\n4 calls of K = 32, each on its own slices of A, B and its own C +[0-9.]+ +[0-9.]+  [0-9.]+ \\([01] of 1\\)\n4 calls of K = 32 on the first slices")
+
+# What 16-bit storage costs: one config's kernel in fp32, bf16 and fp16 side by side (the
+# bench), and a quick run of it in the default suite.
+add_executable(bench_host_dtypes ${CMAKE_CURRENT_LIST_DIR}/bench/bench_host_dtypes.c)
+target_include_directories(bench_host_dtypes PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+target_link_libraries(bench_host_dtypes PRIVATE codegen space GSL::gsl ${CMAKE_DL_LIBS})
+add_test(NAME bench_host_dtypes COMMAND bench_host_dtypes
+         512x768x768 "WS 144 64 768 0 1 M 8x48" 512x3072x768 "WS 240 64 768 0 1 M 8x48"
+         512x768x3072 "WS 144 64 768 0 1 M 8x48" 512x768x768 "WS 192 64 768 0 2 N 8x48"
+         512x3072x768 "WS 240 64 768 0 2 N 8x48" 512x768x3072 "WS 480 64 768 0 2 N 8x48")
+set_tests_properties(bench_host_dtypes PROPERTIES LABELS bench TIMEOUT 600)
+add_test(NAME host_dtypes COMMAND bench_host_dtypes --rounds 1 67x45x33 "OS 48 64 32 0 2 MN 6x16")
+set_tests_properties(host_dtypes PROPERTIES TIMEOUT 120
+    PASS_REGULAR_EXPRESSION "67x45x33 +OS 48 64 32 0 2 MN 6x16 +[0-9.]+ +[0-9.]+ +[0-9.]+ \\( ?[01] of 1\\) +[0-9.]+ +[0-9.]+ \\( ?[01] of 1\\)\n")

@@ -1,7 +1,6 @@
 /* bench_host_footprint.c — what the memory a GEMM's operands take costs a generated host kernel:
  * how far the last-level cache reaches (a pointer chase), and one call against its flops on less. */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,36 +129,6 @@ static bool verify(const work *w, gsl_rng *rng)
     return bad == 0;
 }
 
-/* The kernel of config c as a shared object in dir; NULL (said why) if it
- * cannot be generated or built. */
-static kfn build(const sp_config *c, const char *dir, void **lib)
-{
-    char src[300], so[300], why[256];
-    snprintf(src, sizeof src, "%s/k.c", dir);
-    snprintf(so, sizeof so, "%s/k.so", dir);
-    char *text = cg_host_text(c, SP_FP32, "fp_kernel", why, sizeof why);
-    if (!text) {
-        fprintf(stderr, "bench_host_footprint: cannot generate the kernel: %s\n", why);
-        return NULL;
-    }
-    FILE *f = fopen(src, "w");
-    bool ok = f && fputs(text, f) >= 0;
-    if (f && fclose(f) != 0)
-        ok = false;
-    free(text);
-    if (!ok) {
-        fprintf(stderr, "bench_host_footprint: cannot write '%s'\n", src);
-        return NULL;
-    }
-    *lib = bench_build_so(src, so) ? dlopen(so, RTLD_NOW) : NULL;
-    kfn k = NULL;
-    if (*lib)
-        *(void **)&k = dlsym(*lib, "fp_kernel");
-    if (!k)
-        fprintf(stderr, "bench_host_footprint: building the kernel failed (is cc installed?)\n");
-    return k;
-}
-
 int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
@@ -190,8 +159,9 @@ int main(int argc, char **argv)
         perror("bench_host_footprint: mkdtemp");
         return 1;
     }
-    void *lib = NULL;
-    kfn f = build(&c, dir, &lib);
+    void *lib;
+    kfn f;
+    *(void **)&f = bench_kernel("bench_host_footprint", &c, SP_FP32, "fp_kernel", dir, &lib);
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)
