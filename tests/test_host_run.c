@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "codegen.h"
 #include "measure.h"
 
 #define SIG "(int M, int N, int K, const float *A, int lda, const float *B, int ldb, float *C, int ldc)"
@@ -57,17 +58,77 @@ static const char blocked[] =
     "        SYMBOL_rows(i0, i0 + 16 < M ? i0 + 16 : M, N, K, A, lda, B, ldb, C, ldc);\n"
     "}\n";
 
+/* C = A.B with each term and the stored value as given (a kernel's body). */
+#define LOOPS(kend, term, value)                                \
+    "    for (int i = 0; i < M; i++)\n"                        \
+    "        for (int j = 0; j < N; j++) {\n"                  \
+    "            float s = 0;\n"                               \
+    "            for (int k = 0; k < " kend "; k++)\n"         \
+    "                s += " term ";\n"                         \
+    "            C[i * ldc + j] = " value ";\n"                \
+    "        }\n"
+
 /* Right everywhere but C[M/2][N/3]. */
 static const char wrong[] =
     "void SYMBOL" SIG "\n"
     "{\n"
-    "    for (int i = 0; i < M; i++)\n"
-    "        for (int j = 0; j < N; j++) {\n"
-    "            float s = 0;\n"
-    "            for (int k = 0; k < K; k++)\n"
-    "                s += A[i * lda + k] * B[k * ldb + j];\n"
-    "            C[i * ldc + j] = s + (i == M / 2 && j == N / 3 ? 0.5f : 0.0f);\n"
-    "        }\n"
+    LOOPS("K", "A[i * lda + k] * B[k * ldb + j]", "s + (i == M / 2 && j == N / 3 ? 0.5f : 0.0f)")
+    "}\n";
+
+/* Planted wrong kernels, each close to right: the last k step dropped, A and B
+ * rounded to bf16 (for an fp32 problem), one element one unit in the last place off. */
+static const char drop_last[] =
+    "void SYMBOL" SIG "\n"
+    "{\n"
+    LOOPS("K - 1", "A[i * lda + k] * B[k * ldb + j]", "s")
+    "}\n";
+
+static const char bf16_operands[] =
+    "#include <stdint.h>\n"
+    "#include <string.h>\n"
+    "static float SYMBOL_bf16(float x)\n"
+    "{\n"
+    "    uint32_t u;\n"
+    "    memcpy(&u, &x, 4);\n"
+    "    u = (u + 0x7fffu + (u >> 16 & 1u)) & 0xffff0000u;\n"
+    "    memcpy(&x, &u, 4);\n"
+    "    return x;\n"
+    "}\n"
+    "void SYMBOL" SIG "\n"
+    "{\n"
+    LOOPS("K", "SYMBOL_bf16(A[i * lda + k]) * SYMBOL_bf16(B[k * ldb + j])", "s")
+    "}\n";
+
+static const char ulp_off[] =
+    "#include <math.h>\n"
+    "void SYMBOL" SIG "\n"
+    "{\n"
+    LOOPS("K", "A[i * lda + k] * B[k * ldb + j]",
+          "i == M / 2 && j == N / 3 ? nextafterf(s, INFINITY) : s")
+    "}\n";
+
+/* bf16 (FP16 0) or fp16 (FP16 1) storage, naively; DROP 1 drops the last k step. */
+#define SIG16 "(int M, int N, int K, const uint16_t *A, int lda, const uint16_t *B, int ldb, " \
+              "float *C, int ldc)"
+static const char naive16[] =
+    "#include <math.h>\n"
+    "#include <stdint.h>\n"
+    "#include <string.h>\n"
+    "static float SYMBOL_value(uint16_t h)\n"
+    "{\n"
+    "    if (!FP16) {\n"
+    "        uint32_t u = (uint32_t)h << 16;\n"
+    "        float x;\n"
+    "        memcpy(&x, &u, 4);\n"
+    "        return x;\n"
+    "    }\n"
+    "    int e = h >> 10 & 0x1f, m = h & 0x3ff;\n"
+    "    float v = e ? ldexpf((float)(1024 + m), e - 25) : ldexpf((float)m, -24);\n"
+    "    return h & 0x8000 ? -v : v;\n"
+    "}\n"
+    "void SYMBOL" SIG16 "\n"
+    "{\n"
+    LOOPS("K - DROP", "SYMBOL_value(A[i * lda + k]) * SYMBOL_value(B[k * ldb + j])", "s")
     "}\n";
 
 static const char segfault[] =
@@ -144,23 +205,35 @@ static const char hang[] =
     "        ;\n"
     "}\n";
 
-/* The template with SYMBOL replaced by symbol and PIDFILE by pidfile (malloc'd). */
-static char *kernel(const char *tmpl, const char *symbol, const char *pidfile)
+/* The template with SYMBOL replaced by symbol, PIDFILE by pidfile, and FP16 and DROP
+ * by fp16 and drop (malloc'd). */
+static char *kernel16(const char *tmpl, const char *symbol, const char *pidfile, int fp16,
+                      int drop)
 {
+    char f[2] = {(char)('0' + fp16), 0}, d[2] = {(char)('0' + drop), 0};
+    const char *const from[] = {"SYMBOL", "PIDFILE", "FP16", "DROP"};
+    const char *const to[] = {symbol, pidfile, f, d};
     size_t len = strlen(tmpl) * 4 + 4096;
     char *out = malloc(len), *o = out;
     for (const char *s = tmpl; *s;) {
-        if (strncmp(s, "SYMBOL", 6) == 0) {
-            o += sprintf(o, "%s", symbol);
-            s += 6;
-        } else if (strncmp(s, "PIDFILE", 7) == 0) {
-            o += sprintf(o, "%s", pidfile);
-            s += 7;
-        } else
+        size_t w = 0;
+        for (size_t i = 0; i < 4 && !w; i++)
+            if (strncmp(s, from[i], strlen(from[i])) == 0) {
+                o += sprintf(o, "%s", to[i]);
+                w = strlen(from[i]);
+            }
+        if (w)
+            s += w;
+        else
             *o++ = *s++;
     }
     *o = '\0';
     return out;
+}
+
+static char *kernel(const char *tmpl, const char *symbol, const char *pidfile)
+{
+    return kernel16(tmpl, symbol, pidfile, 0, 0);
 }
 
 static int open_fds(void)
@@ -239,6 +312,97 @@ static void check_ok(const ms_measurement *m, const sp_problem *p)
     CHECK(m->ci_lo <= m->mean && m->mean <= m->ci_hi);
     CHECK(flops / m->value < 1e13);
     CHECK(strstr(m->detail, "sample") != NULL && strstr(m->detail, "CI +-") != NULL);
+}
+
+/* Verification at large K: planted kernels that are close to right are wrong (the
+ * exact pass on integer inputs, or the random pass within a bound that grows like
+ * sqrt(K)); right kernels, in fp32 and in 16-bit storage, pass. */
+static void large_k(void)
+{
+    static const struct {
+        const char *tmpl, *symbol;
+        int fp16, drop;
+        sp_dtype dtype;
+        ms_status want;
+        const char *why; /* what the detail says */
+    } cases[] = {
+        {naive, "l_naive", 0, 0, SP_FP32, MS_OK, NULL},
+        {blocked, "l_blocked", 0, 0, SP_FP32, MS_OK, NULL},
+        {drop_last, "l_drop", 0, 0, SP_FP32, MS_WRONG, "(integer inputs, exact in fp32)"},
+        {bf16_operands, "l_bf16", 0, 0, SP_FP32, MS_WRONG, "(random inputs: error "},
+        {ulp_off, "l_ulp", 0, 0, SP_FP32, MS_WRONG, "(integer inputs, exact in fp32)"},
+        {wrong, "l_wrong", 0, 0, SP_FP32, MS_WRONG, "(integer inputs, exact in fp32)"},
+        {naive16, "l_bf16_ok", 0, 0, SP_BF16, MS_OK, NULL},
+        {naive16, "l_bf16_drop", 0, 1, SP_BF16, MS_WRONG, "(integer inputs, exact in fp32)"},
+        {naive16, "l_fp16_ok", 1, 0, SP_FP16, MS_OK, NULL},
+        {naive16, "l_fp16_drop", 1, 1, SP_FP16, MS_WRONG, "(integer inputs, exact in fp32)"},
+    };
+    enum { NCASE = sizeof cases / sizeof *cases };
+    static const int64_t ks[] = {3072, 4096};
+    for (size_t q = 0; q < sizeof ks / sizeof *ks; q++) {
+        sp_problem p[3];
+        for (int d = 0; d < 3; d++)
+            p[d] = (sp_problem){.name = "largek", .M = 24, .N = 40, .K = ks[q], .batch = 1,
+                                .dtype = d == 0 ? SP_FP32 : d == 1 ? SP_BF16 : SP_FP16};
+        ms_host_job jobs[NCASE];
+        ms_measurement out[NCASE];
+        for (int i = 0; i < NCASE; i++) {
+            const sp_problem *pi = &p[cases[i].dtype == SP_FP32 ? 0 : cases[i].dtype == SP_BF16 ? 1 : 2];
+            jobs[i] = (ms_host_job){kernel16(cases[i].tmpl, cases[i].symbol, "", cases[i].fp16,
+                                             cases[i].drop),
+                                    cases[i].symbol, pi};
+        }
+        char err[256];
+        CHECK(ms_host_run(jobs, NCASE, workdir, 20, out, NULL, NULL, err, sizeof err));
+        printf("K = %lld:\n", (long long)ks[q]);
+        for (int i = 0; i < NCASE; i++) {
+            show(cases[i].symbol, &out[i]);
+            if (!CHECK_INT(out[i].status, cases[i].want))
+                fprintf(stderr, "  %s at K = %lld: %s\n", cases[i].symbol, (long long)ks[q],
+                        out[i].detail);
+            if (cases[i].why)
+                CHECK(strstr(out[i].detail, cases[i].why) != NULL);
+            free((char *)jobs[i].source);
+        }
+    }
+}
+
+/* Generated kernels at large K, with tails, of every strategy, split and dtype, with
+ * one or two threads and micro-tiles of each code path: all pass both checks. */
+static void generated_large_k(void)
+{
+    static const sp_config cfg[] = {
+        {.strategy = SP_WS, .m = 29, .n = 64, .k = 1000, .cores = 2, .split = SP_SPLIT_MN,
+         .double_buffer = 1, .mr = 8, .nr = 48},
+        {.strategy = SP_OS, .m = 16, .n = 40, .k = 4096, .cores = 1, .split = SP_SPLIT_N,
+         .mr = 3, .nr = 4},
+        {.strategy = SP_IS, .m = 37, .n = 83, .k = 256, .cores = 2, .split = SP_SPLIT_M,
+         .double_buffer = 1, .mr = 6, .nr = 16},
+    };
+    static const sp_dtype dtypes[] = {SP_FP32, SP_BF16, SP_FP16};
+    enum { NCFG = sizeof cfg / sizeof *cfg, NDT = sizeof dtypes / sizeof *dtypes };
+    sp_problem p[NDT];
+    ms_host_job jobs[NCFG * NDT];
+    ms_measurement out[NCFG * NDT];
+    char sym[NCFG * NDT][16], err[256];
+    for (int d = 0; d < NDT; d++) {
+        p[d] = (sp_problem){.name = "gen", .M = 37, .N = 83, .K = 4096, .batch = 1,
+                            .dtype = dtypes[d]};
+        for (int c = 0; c < NCFG; c++) {
+            int i = d * NCFG + c;
+            snprintf(sym[i], sizeof sym[i], "g_%d_%d", d, c);
+            char *text = cg_host_text(&cfg[c], dtypes[d], sym[i], err, sizeof err);
+            if (!CHECK(text != NULL))
+                fprintf(stderr, "  %s: %s\n", sym[i], err);
+            jobs[i] = (ms_host_job){text ? text : strdup(""), sym[i], &p[d]};
+        }
+    }
+    CHECK(ms_host_run(jobs, NCFG * NDT, workdir, 20, out, NULL, NULL, err, sizeof err));
+    for (int i = 0; i < NCFG * NDT; i++) {
+        show(sym[i], &out[i]);
+        check_ok(&out[i], jobs[i].problem);
+        free((char *)jobs[i].source);
+    }
 }
 
 int main(void)
@@ -440,6 +604,9 @@ int main(void)
     } else {
         printf("skipped the crowded kernel: no /proc/self/schedstat\n");
     }
+
+    large_k();
+    generated_large_k();
 
     /* Nothing to do; a work directory that cannot be made. */
     CHECK(ms_host_run(NULL, 0, workdir, 1, NULL, NULL, NULL, err, sizeof err));
