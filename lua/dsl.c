@@ -699,6 +699,7 @@ bool ls_tune_reset(ls_script *s)
     t->budget = 32;
     t->seed = 1;
     t->timeout = 60;
+    t->verify = true;
     return ok;
 }
 
@@ -773,8 +774,8 @@ static void read_path(lua_State *L, const char *key, const char **slot)
 
 static int l_tune(lua_State *L)
 {
-    static const char *const keys[] = {"measure", "search", "budget", "results",
-                                       "table",   "seed",   "timeout", NULL};
+    static const char *const keys[] = {"measure", "search",  "budget", "results", "table",
+                                       "seed",    "timeout", "verify", NULL};
     ls_script *s = script_of(L);
     char where[LS_WHERE_MAX];
     begin_once(L, "tune", s->have_tune, s->tune_where, where);
@@ -813,6 +814,13 @@ static int l_tune(lua_State *L)
         if (!(v > 0) || !isfinite(v))
             ls_fail(L, "tune", "'timeout' must be a positive number");
         t->timeout = v;
+    }
+    lua_pop(L, 1);
+
+    if (get(L, "verify")) {
+        if (lua_type(L, -1) != LUA_TBOOLEAN)
+            ls_fail(L, "tune", "'verify' must be true or false");
+        t->verify = lua_toboolean(L, -1);
     }
     lua_pop(L, 1);
 

@@ -30,6 +30,8 @@ typedef struct {
     const char *table;    /* tuning table CSV path */
     unsigned long seed;
     double timeout;       /* seconds per candidate, > 0 */
+    bool verify;          /* check each winner's result (false: a board that cannot
+                           * return C; its table rows say verified 0) */
 } ls_tune;
 
 typedef struct ls_script ls_script;

@@ -37,6 +37,7 @@ struct ms_backend {
     const char *name;
     const char *unit; /* "cycles" or "s" */
     bool parallel;
+    bool checked;     /* measure() checks every result against a reference itself */
     void (*measure)(ms_backend *b, const sp_target *t, const sp_problem *p,
                     const sp_candidate *c, ms_measurement *out);
     /* Optional: measures n candidates at once (e.g. one compile for all),
@@ -50,7 +51,7 @@ struct ms_backend {
     void (*final)(ms_backend *b, const sp_target *t, const sp_problem *p, const sp_candidate *c,
                   size_t n, ms_measurement *out);
     /* Optional: checks the candidate's result against a reference (slower
-     * than measure); turns an ok measurement into wrong/crash/illegal. */
+     * than measure); turns an ok measurement into wrong/crash/illegal/timeout. */
     void (*verify)(ms_backend *b, const sp_target *t, const sp_problem *p,
                    const sp_candidate *c, ms_measurement *out);
     void (*close)(ms_backend *b);

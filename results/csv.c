@@ -14,14 +14,14 @@ const char rs_journal_header[] =
     "load_volume_elems,est_cycles,backend,status,measured,unit,micro,round";
 const char rs_table_header[] =
     "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,measured,unit,"
-    "micro";
+    "micro,verified";
 
 /* Column positions: the first 14 are shared, the rest differ per file. */
 enum {
     C_PROBLEM, C_M, C_N, C_K, C_BATCH, C_DTYPE, C_TARGET, C_STRATEGY, C_TM, C_TN, C_TK,
     C_DB, C_CORES, C_SPLIT, C_SHARED,
     J_LOAD = C_SHARED, J_EST, J_BACKEND, J_STATUS, J_MEASURED, J_UNIT, J_MICRO, J_ROUND,
-    T_MEASURED = C_SHARED, T_UNIT, T_MICRO
+    T_MEASURED = C_SHARED, T_UNIT, T_MICRO, T_VERIFIED
 };
 
 static const char *const journal_names[RS_JOURNAL_COLUMNS] = {
@@ -30,7 +30,7 @@ static const char *const journal_names[RS_JOURNAL_COLUMNS] = {
     "measured", "unit", "micro", "round"};
 static const char *const table_names[RS_TABLE_COLUMNS] = {
     "problem", "M", "N", "K", "batch", "dtype", "target", "strategy", "m", "n", "k",
-    "double_buffer", "cores", "split", "measured", "unit", "micro"};
+    "double_buffer", "cores", "split", "measured", "unit", "micro", "verified"};
 
 /* Non-empty, no comma, quote or line break. */
 bool rs_csv_safe(const char *s)
@@ -102,7 +102,7 @@ size_t rs_format_row(char *buf, size_t len, const rs_row *r, bool journal)
         n = snprintf(rest, left, "%s,%s,%s,%s,%s,%s,%s,%s\n", load, est, r->backend, r->status,
                      meas, r->unit, micro, r->round ? r->round : "search");
     } else {
-        n = snprintf(rest, left, "%s,%s,%s\n", meas, r->unit, micro);
+        n = snprintf(rest, left, "%s,%s,%s,%d\n", meas, r->unit, micro, r->verified ? 1 : 0);
     }
     return used + (n > 0 ? (size_t)n : 0);
 }
@@ -146,6 +146,18 @@ static bool integer(const where *w, int col, const char *s, int64_t lo, int64_t 
     if (x < lo || x > hi)
         return fail(w, "field '%s' is out of range: '%s'", w->names[col], s);
     *v = x;
+    return true;
+}
+
+/* 0 or 1. */
+static bool bit(const where *w, int col, const char *s, int *v)
+{
+    int64_t x;
+    if (!integer(w, col, s, 0, INT64_MAX, &x))
+        return false;
+    if (x > 1)
+        return fail(w, "field '%s' is not 0 or 1: '%s'", w->names[col], s);
+    *v = (int)x;
     return true;
 }
 
@@ -195,11 +207,11 @@ static bool choice(const where *w, int col, const char *s, int (*parse)(const ch
     return true;
 }
 
-/* Splits a line on commas and checks every field; first error wins. */
-bool rs_parse_row(char *line, bool journal, rs_entry *e, const char *path, long lineno,
-                  char *err, size_t errlen)
+/* Splits a line of `want` fields on commas and checks every field; first
+ * error wins. A table row of format 1 has one field less: no verified. */
+static bool parse_row(char *line, bool journal, int want, rs_entry *e, const char *path,
+                      long lineno, char *err, size_t errlen)
 {
-    int want = journal ? RS_JOURNAL_COLUMNS : RS_TABLE_COLUMNS;
     where w = {path, lineno, journal ? journal_names : table_names, err, errlen};
     char *f[RS_JOURNAL_COLUMNS];
     int n = 0;
@@ -220,8 +232,7 @@ bool rs_parse_row(char *line, bool journal, rs_entry *e, const char *path, long 
     e->line = lineno;
     sp_problem *p = &e->problem;
     sp_config *c = &e->config;
-    int64_t db;
-    int v;
+    int db, v;
     double ignored;
     if (!text(&w, C_PROBLEM, f[C_PROBLEM], NULL, SIZE_MAX))
         return false;
@@ -242,10 +253,8 @@ bool rs_parse_row(char *line, bool journal, rs_entry *e, const char *path, long 
         return false;
     c->strategy = (uint8_t)v;
     if (!int32(&w, C_TM, f[C_TM], &c->m) || !int32(&w, C_TN, f[C_TN], &c->n) ||
-        !int32(&w, C_TK, f[C_TK], &c->k) || !integer(&w, C_DB, f[C_DB], 0, INT64_MAX, &db))
+        !int32(&w, C_TK, f[C_TK], &c->k) || !bit(&w, C_DB, f[C_DB], &db))
         return false;
-    if (db > 1)
-        return fail(&w, "field 'double_buffer' is not 0 or 1: '%s'", f[C_DB]);
     c->double_buffer = (uint8_t)db;
     if (!int32(&w, C_CORES, f[C_CORES], &c->cores) ||
         !choice(&w, C_SPLIT, f[C_SPLIT], sp_split_parse, "M, N or MN", &v))
@@ -290,5 +299,22 @@ bool rs_parse_row(char *line, bool journal, rs_entry *e, const char *path, long 
         c->mr = (uint8_t)mr;
         c->nr = (uint8_t)nr;
     }
+    e->verified = -1;
+    if (!journal && want == RS_TABLE_COLUMNS && !bit(&w, T_VERIFIED, f[T_VERIFIED], &e->verified))
+        return false;
     return true;
+}
+
+bool rs_parse_row(char *line, bool journal, rs_entry *e, const char *path, long lineno,
+                  char *err, size_t errlen)
+{
+    return parse_row(line, journal, journal ? RS_JOURNAL_COLUMNS : RS_TABLE_COLUMNS, e, path,
+                     lineno, err, errlen);
+}
+
+bool rs_parse_table_row(char *line, int format, rs_entry *e, const char *path, long lineno,
+                        char *err, size_t errlen)
+{
+    return parse_row(line, false, format == 1 ? RS_TABLE_COLUMNS - 1 : RS_TABLE_COLUMNS, e,
+                     path, lineno, err, errlen);
 }

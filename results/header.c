@@ -87,7 +87,7 @@ static void entry(FILE *f, const rs_entry *e)
     real(f, e->measured);
     fputs(", ", f);
     literal(f, e->unit);
-    fprintf(f, ", %d, %d},\n", c->mr, c->nr);
+    fprintf(f, ", %d, %d, %d},\n", c->mr, c->nr, e->verified);
 }
 
 /* The fractal of each dtype, as the space library defines it. */
@@ -233,13 +233,15 @@ bool rs_header_write(FILE *f, const rs_entry *e, size_t n, const rs_signature *s
           "    double measured;      /* the best measurement, in unit */\n"
           "    const char *unit;     /* \"cycles\" or \"s\" */\n"
           "    int mr, nr;           /* host: the register micro-tile; 0 on NPUs */\n"
+          "    int verified;         /* 1: its result was checked against a reference; 0: not\n"
+          "                           * (tune { verify = false }, the model); -1: not known */\n"
           "} npu_tune_entry;\n\n",
           f);
     fputs("static const npu_tune_entry npu_tune_table[] = {\n", f);
     for (size_t i = 0; i < n; i++)
         entry(f, &e[i]);
     if (n == 0) /* C has no empty arrays: a placeholder that lookup never returns */
-        fputs("    {\"\", 0, 0, 0, 0, \"\", \"\", \"\", 0, 0, 0, 0, 0, \"\", 0.0, \"\", 0, 0},\n", f);
+        fputs("    {\"\", 0, 0, 0, 0, \"\", \"\", \"\", 0, 0, 0, 0, 0, \"\", 0.0, \"\", 0, 0, 0},\n", f);
     fprintf(f, "};\n\nenum { npu_tune_table_size = %zu };\n\n", n);
     fputs(functions, f);
     fractal_function(f);

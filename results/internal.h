@@ -8,8 +8,9 @@
 
 #include "results.h"
 
-/* Column counts of the two CSV files. */
-enum { RS_JOURNAL_COLUMNS = 22, RS_TABLE_COLUMNS = 17 };
+/* Column counts of the two CSV files (the table's of its format 2; format 1
+ * lacks the last, verified). */
+enum { RS_JOURNAL_COLUMNS = 22, RS_TABLE_COLUMNS = 18 };
 
 /* True if s is non-empty and has no comma, quote or line break: a value the
  * unquoted CSV files can hold. */
@@ -27,6 +28,10 @@ size_t rs_format_row(char *buf, size_t len, const rs_row *r, bool journal);
  * into e. False with "PATH:LINE: ..." in err if a field is malformed. */
 bool rs_parse_row(char *line, bool journal, rs_entry *e, const char *path, long lineno,
                   char *err, size_t errlen);
+
+/* rs_parse_row of a table row of the given format (1 or 2). */
+bool rs_parse_table_row(char *line, int format, rs_entry *e, const char *path, long lineno,
+                        char *err, size_t errlen);
 
 /* Reads everything from fd into a malloc'd, NUL-terminated *buf of *len
  * bytes (the NUL not counted); false with errno set otherwise. */

@@ -19,6 +19,7 @@ typedef struct {
     double measured;      /* in unit; ignored unless status is "ok" */
     const char *unit;     /* "cycles" or "s" */
     const char *round;    /* journal: "search" (NULL), "final" (side by side) or "verify" */
+    bool verified;        /* table: its result was checked against a reference */
 } rs_row;
 
 /* The column lists of DESIGN.md section 7, comma-separated. */
@@ -50,6 +51,8 @@ typedef struct {
     double measured;   /* meaningful when status is "ok" */
     char unit[8];      /* "cycles" or "s" */
     char round[8];     /* journal: "search", "final" or "verify"; table: "" */
+    int verified;      /* table: 1 checked against a reference, 0 not, -1 not known
+                        * (format 1 tables did not say) */
     long line;         /* the line of its file it was read from */
 } rs_entry;
 
@@ -81,14 +84,15 @@ bool rs_journal_append(rs_journal *j, const rs_row *row, char *err, size_t errle
 /* Closes the journal; false (reason in err) if the last writes failed. */
 bool rs_journal_close(rs_journal *j, char *err, size_t errlen);
 
-/* Writes the table (a "# npu-tune table 1 ..." signature line, the CSV
+/* Writes the table (a "# npu-tune table 2 ..." signature line, the CSV
  * header, the rows) to a temporary file and renames it over path. */
 bool rs_table_write(const char *path, const rs_signature *sig, const rs_row *rows, size_t n,
                     char *err, size_t errlen);
 
-/* Reads a whole table; on any error ("PATH:LINE: ...": not a table, foreign
- * version, wrong columns, a malformed row) returns false and *entries is
- * NULL. sig may be NULL. */
+/* Reads a whole table, of format 2 or 1 (without the verified column: -1);
+ * on any error ("PATH:LINE: ...": not a table, foreign version, wrong
+ * columns, a malformed row) returns false and *entries is NULL. sig may be
+ * NULL. */
 bool rs_table_read(const char *path, rs_entry **entries, size_t *n, rs_signature *sig,
                    char *err, size_t errlen);
 

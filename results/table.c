@@ -216,6 +216,8 @@ bool rs_read_all(int fd, char **buf, size_t *len)
 /* ---- writing ---- */
 
 static const char table_magic[] = "# npu-tune table ";
+/* The format written; format 1, without the last column (verified), is read too. */
+enum { TABLE_FORMAT = 2 };
 
 /* The signature line's fields; script comes last and may hold spaces. */
 typedef struct {
@@ -236,7 +238,7 @@ typedef struct {
 static bool write_table(FILE *f, void *ctx)
 {
     const table *t = ctx;
-    fprintf(f, "%s1", table_magic);
+    fprintf(f, "%s%d", table_magic, TABLE_FORMAT);
     for (size_t i = 0; i < NSIG_KEYS; i++)
         fprintf(f, " %s=%s", sig_keys[i].key,
                 t->sig ? (const char *)t->sig + sig_keys[i].off : "");
@@ -286,8 +288,9 @@ bool rs_table_write(const char *path, const rs_signature *sig, const rs_row *row
 
 /* ---- reading ---- */
 
-/* Parses line 1 (after the magic) into sig: "1 key=value ... script=rest". */
-static bool read_sig_line(const char *path, char *s, rs_signature *sig, char *err,
+/* Parses line 1 (after the magic) into sig and *format: "2 key=value ...
+ * script=rest". */
+static bool read_sig_line(const char *path, char *s, rs_signature *sig, int *format, char *err,
                           size_t errlen)
 {
     size_t digits = strspn(s, "0123456789");
@@ -295,10 +298,12 @@ static bool read_sig_line(const char *path, char *s, rs_signature *sig, char *er
         snprintf(err, errlen, "%s:1: not an npu-tune table (no '# npu-tune table' line)", path);
         return false;
     }
-    if (digits != 1 || s[0] != '1') {
-        snprintf(err, errlen, "%s:1: table format %.*s is not supported", path, (int)digits, s);
+    if (digits != 1 || s[0] < '1' || s[0] > '0' + TABLE_FORMAT) {
+        snprintf(err, errlen, "%s:1: table format %.*s is not supported (this build reads 1 to %d)",
+                 path, (int)digits, s, TABLE_FORMAT);
         return false;
     }
+    *format = s[0] - '0';
     memset(sig, 0, sizeof *sig);
     for (s += digits; *s == ' '; ) {
         char *key = ++s, *eq = strchr(s, '='), *sp = strchr(s, ' ');
@@ -337,6 +342,7 @@ static bool read_table(const char *path, char *buf, size_t len, rs_entry **out, 
         return false;
     }
     long lineno = 1;
+    int format = TABLE_FORMAT;
     for (; line < end; line = nl + 1, lineno++) {
         if (!(nl = memchr(line, '\n', (size_t)(end - line)))) {
             snprintf(err, errlen, "%s:%ld: the last line is cut off (no newline at its end)",
@@ -345,12 +351,13 @@ static bool read_table(const char *path, char *buf, size_t len, rs_entry **out, 
         }
         *nl = '\0';
         if (lineno == 1) {
-            if (!read_sig_line(path, line + mlen, sig, err, errlen))
+            if (!read_sig_line(path, line + mlen, sig, &format, err, errlen))
                 goto fail;
             continue;
         }
         if (lineno == 2) {
-            if (strcmp(line, rs_table_header) != 0) {
+            size_t cols = strlen(rs_table_header) - (format == 1 ? strlen(",verified") : 0);
+            if (strlen(line) != cols || strncmp(line, rs_table_header, cols) != 0) {
                 snprintf(err, errlen, "%s:2: columns are not the tuning table's", path);
                 goto fail;
             }
@@ -364,7 +371,7 @@ static bool read_table(const char *path, char *buf, size_t len, rs_entry **out, 
             }
             e = ne;
         }
-        if (!rs_parse_row(line, false, &e[n], path, lineno, err, errlen))
+        if (!rs_parse_table_row(line, format, &e[n], path, lineno, err, errlen))
             goto fail;
         if (sig->target[0] && strcmp(e[n].target, sig->target) != 0) {
             snprintf(err, errlen, "%s:%ld: target '%s' is not the table's, '%s' (line 1)", path,

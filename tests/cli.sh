@@ -80,9 +80,10 @@ same "journal header" "$journal_header" "problem,M,N,K,batch,dtype,target,strate
 # the model search stops when the best's neighbours stop improving: within budget
 rows=$(($(wc -l <"$work/results/bert.csv") - 1))
 if [ "$rows" -ge 3 ] && [ "$rows" -le 96 ]; then ok; else bad "journal rows: $rows, expected 3..96"; fi
-has "table signature" "$(head -n 1 "$work/results/bert-table.csv")" "# npu-tune table 1 version="
+has "table signature" "$(head -n 1 "$work/results/bert-table.csv")" "# npu-tune table 2 version="
 table_header=$(sed -n 2p "$work/results/bert-table.csv")
-same "table header" "$table_header" "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,measured,unit,micro"
+same "table header" "$table_header" "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,measured,unit,micro,verified"
+same "table rows verified" "$(tail -n +3 "$work/results/bert-table.csv" | cut -d, -f18 | sort -u)" "1"
 same "table rows" "$(wc -l <"$work/results/bert-table.csv")" "5"
 best=$(grep '^bert,512,768,768,' "$work/results/bert-table.csv" | cut -d, -f8)
 same "best strategy of 512x768x768" "$best" "OS"

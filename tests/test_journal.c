@@ -77,8 +77,8 @@ static void new_and_resume(void)
     CHECK_STR(slurp(path), header);
     sp_problem p = problem();
     sp_candidate c32 = candidate(32), c48 = candidate(48), c64 = candidate(64);
-    rs_row ok = {&p, "ascend910", &c32, "sim", "ok", 1234.4, "cycles", NULL};
-    rs_row wrong = {&p, "ascend910", &c48, "host", "wrong", 0.5, "s", NULL};
+    rs_row ok = {&p, "ascend910", &c32, "sim", "ok", 1234.4, "cycles", NULL, false};
+    rs_row wrong = {&p, "ascend910", &c48, "host", "wrong", 0.5, "s", NULL, false};
     CHECK(rs_journal_append(j, &ok, err, sizeof err));
     CHECK(rs_journal_append(j, &wrong, err, sizeof err));
     CHECK(rs_journal_close(j, err, sizeof err));
@@ -141,7 +141,7 @@ static void new_and_resume(void)
     CHECK(j != NULL && rs_cache_size(c) == 2);
     CHECK(rs_cache_find(c, &p, &c64.config) == NULL);
     CHECK_STR(slurp(path), before);
-    rs_row third = {&p, "ascend910", &c64, "sim", "timeout", 0, "cycles", NULL};
+    rs_row third = {&p, "ascend910", &c64, "sim", "timeout", 0, "cycles", NULL, false};
     c64.fig.est_cycles = NAN; /* figures of a candidate the model could not rate */
     CHECK(j && rs_journal_append(j, &third, err, sizeof err));
     CHECK(rs_journal_close(j, err, sizeof err));
@@ -371,7 +371,7 @@ static void unwritable(void)
     sp_problem p = problem();
     strcpy(p.name, "a,b");
     sp_candidate cand = candidate(32);
-    rs_row row = {&p, "ascend910", &cand, "sim", "ok", 1, "cycles", NULL};
+    rs_row row = {&p, "ascend910", &cand, "sim", "ok", 1, "cycles", NULL, false};
     CHECK(!rs_journal_append(j, &row, err, sizeof err));
     CHECK_STR(err, "cannot write a row of problem 'a,b': its problem name 'a,b' is empty or has "
                    "a comma, quote or line break");
@@ -395,7 +395,7 @@ static void many(void)
         for (int k = 16; k <= 512; k += 16, n++) {
             sp_candidate cand = candidate(m);
             cand.config.k = k;
-            rs_row row = {&p, "ascend910", &cand, "sim", "ok", m * 1000.0 + k, "cycles", NULL};
+            rs_row row = {&p, "ascend910", &cand, "sim", "ok", m * 1000.0 + k, "cycles", NULL, false};
             if (!rs_journal_append(j, &row, err, sizeof err))
                 CHECK(false);
         }

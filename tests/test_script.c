@@ -111,6 +111,7 @@ static void test_bert(void)
     CHECK_STR(tu->table, "results/bert-table.csv");
     CHECK_INT(tu->seed, 1);
     CHECK(tu->timeout == 60);
+    CHECK(tu->verify);
     CHECK_STR(ls_where(s, "target"), "bert.lua:3");
     CHECK_STR(ls_where(s, "matmul"), "bert.lua:5");
     CHECK_STR(ls_where(s, "space"), "bert.lua:11");
@@ -263,7 +264,8 @@ static void test_defaults(void)
     CHECK(f != NULL);
     if (f) {
         fputs("target \"ascend910\"\nmatmul { name = \"c\", shapes = {{16, 16, 16}} }\n"
-              "tune { measure = { command = \"./run {kernel}\" }, results = \"out.csv\" }\n",
+              "tune { measure = { command = \"./run {kernel}\" }, results = \"out.csv\",\n"
+              "       verify = false }\n",
               f);
         fclose(f);
     }
@@ -274,6 +276,7 @@ static void test_defaults(void)
     CHECK_STR(tu->search, "exhaustive");
     CHECK_STR(tu->results, "out.csv");
     CHECK_STR(tu->table, "results/cmd-table.csv");
+    CHECK(!tu->verify);
     CHECK_STR(ls_where(s, "tune"), "cmd.lua:3");
     ls_close(s);
     remove("cmd.lua");
@@ -535,6 +538,7 @@ static void test_bad(void)
     BAD(T MM "tune { budget = 2.5 }\n", "bad.lua:3: tune: 'budget' must be a positive integer");
     BAD(T MM "tune { seed = -1 }\n", "bad.lua:3: tune: 'seed' must be a non-negative integer");
     BAD(T MM "tune { timeout = 0 }\n", "bad.lua:3: tune: 'timeout' must be a positive number");
+    BAD(T MM "tune { verify = \"no\" }\n", "bad.lua:3: tune: 'verify' must be true or false");
     BAD(T MM "tune { results = 5 }\n", "bad.lua:3: tune: 'results' must be a non-empty string");
 
     /* Lua errors */

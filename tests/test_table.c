@@ -18,9 +18,16 @@ static char dir[] = "/tmp/npu-tune-table-XXXXXX";
 static char err[1024];
 
 static const char sigline[] =
-    "# npu-tune table 1 version=0.1.0 target=ascend910 target_sig=1a2b3c4d5e6f7081 "
+    "# npu-tune table 2 version=0.1.0 target=ascend910 target_sig=1a2b3c4d5e6f7081 "
     "space_sig=0011223344556677 measure=sim script=my scripts/bert.lua\n";
 static const char header[] =
+    "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,measured,unit,micro,"
+    "verified\n";
+/* Format 1, as tables were written before the verified column. */
+static const char sigline1[] =
+    "# npu-tune table 1 version=0.1.0 target=ascend910 target_sig=1a2b3c4d5e6f7081 "
+    "space_sig=0011223344556677 measure=sim script=my scripts/bert.lua\n";
+static const char header1[] =
     "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,measured,unit,micro\n";
 
 static void put(const char *path, const char *text)
@@ -52,7 +59,7 @@ typedef struct {
 
 static rs_row row_of(const spec *s)
 {
-    rs_row r = {&s->p, s->target, &s->c, "sim", "ok", s->measured, s->unit, NULL};
+    rs_row r = {&s->p, s->target, &s->c, "sim", "ok", s->measured, s->unit, NULL, true};
     return r;
 }
 
@@ -167,8 +174,8 @@ static void round_trip(void)
     CHECK(write_specs(path, all, 2));
     char want[4096];
     snprintf(want, sizeof want, "%s%s%s", sigline, header,
-             "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,\n"
-             "bert,512,3072,768,1,fp16,ascend910,WS,32,32,768,0,8,N,155648,cycles,\n");
+             "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,1\n"
+             "bert,512,3072,768,1,fp16,ascend910,WS,32,32,768,0,8,N,155648,cycles,,1\n");
     CHECK_STR(slurp(path), want);
     /* Rewriting replaces the whole file and leaves no temporary behind. */
     CHECK(write_specs(path, all, NSPEC));
@@ -196,6 +203,7 @@ static void round_trip(void)
         CHECK_STR(e[i].status, "ok");
         CHECK(e[i].measured == s->measured);
         CHECK_STR(e[i].unit, s->unit);
+        CHECK_INT(e[i].verified, 1);
     }
     free(e);
     /* sig may be NULL. */
@@ -257,14 +265,14 @@ static const char *read_text(const char *text)
 static void malformed(void)
 {
     char text[4096];
-    const char *row = "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,\n";
+    const char *row = "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,0\n";
     snprintf(text, sizeof text, "%s%s", header, row);
     CHECK_STR(read_text(text), ":1: not an npu-tune table (no '# npu-tune table' line)");
     CHECK_STR(read_text(""), ":1: not an npu-tune table (no '# npu-tune table' line)");
     CHECK_STR(read_text("# npu-tune tablet 1\n"), ":1: not an npu-tune table (no '# npu-tune table' line)");
-    snprintf(text, sizeof text, "# npu-tune table 2 version=9.0\n%s%s", header, row);
-    CHECK_STR(read_text(text), ":1: table format 2 is not supported");
-    snprintf(text, sizeof text, "# npu-tune table 1 version=0.1.0 oops\n%s%s", header, row);
+    snprintf(text, sizeof text, "# npu-tune table 3 version=9.0\n%s%s", header, row);
+    CHECK_STR(read_text(text), ":1: table format 3 is not supported (this build reads 1 to 2)");
+    snprintf(text, sizeof text, "# npu-tune table 2 version=0.1.0 oops\n%s%s", header, row);
     CHECK_STR(read_text(text), ":1: 'oops' in the signature is not key=value");
     snprintf(text, sizeof text, "%sproblem,M,N,K,batch,dtype,target,strategy,m,n,k,cores,split,measured,unit\n%s",
              sigline, row);
@@ -272,22 +280,47 @@ static void malformed(void)
     snprintf(text, sizeof text, "%s", sigline);
     CHECK_STR(read_text(text), ":2: columns are not the tuning table's");
     snprintf(text, sizeof text, "%s%s%s%s", sigline, header, row,
-             "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,K,81920,cycles,\n");
+             "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,K,81920,cycles,,0\n");
     CHECK_STR(read_text(text), ":4: field 'split' is not M, N or MN: 'K'");
     snprintf(text, sizeof text, "%s%s%s%s", sigline, header, row,
-             "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,,cycles,\n");
+             "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,,cycles,,0\n");
     CHECK_STR(read_text(text), ":4: field 'measured' is empty");
     snprintf(text, sizeof text, "%s%s%s%s", sigline, header, row,
-             "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,extra\n");
-    CHECK_STR(read_text(text), ":4: 18 fields, expected 17");
+             "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,0,extra\n");
+    CHECK_STR(read_text(text), ":4: 19 fields, expected 18");
     snprintf(text, sizeof text, "%s%s%s%s", sigline, header, row,
-             "bert,512,768,768,1,fp32,host,OS,128,128,64,1,1,M,0.5,s,6x300\n");
+             "bert,512,768,768,1,fp32,host,OS,128,128,64,1,1,M,0.5,s,6x300,1\n");
     CHECK_STR(read_text(text), ":4: field 'micro' is out of range: '300'");
     /* Truncated: the last row has no newline. */
     snprintf(text, sizeof text, "%s%s%s%s", sigline, header, row, "bert,512,768,768,1,fp16,asc");
     CHECK_STR(read_text(text), ":4: the last line is cut off (no newline at its end)");
     snprintf(text, sizeof text, "%s%s%s", sigline, header, row);
     CHECK_STR(read_text(text), "");
+    /* The verified column: 0 or 1; format 1 tables have none (read as -1). */
+    snprintf(text, sizeof text, "%s%s%s%s", sigline, header, row,
+             "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,2\n");
+    CHECK_STR(read_text(text), ":4: field 'verified' is not 0 or 1: '2'");
+    snprintf(text, sizeof text, "%s%s%s%s", sigline, header, row,
+             "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,\n");
+    CHECK_STR(read_text(text), ":4: field 'verified' is empty");
+    snprintf(text, sizeof text, "%s%s%s", sigline, header1,
+             "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,\n");
+    CHECK_STR(read_text(text), ":2: columns are not the tuning table's");
+    snprintf(text, sizeof text, "%s%s%s", sigline1, header, row);
+    CHECK_STR(read_text(text), ":2: columns are not the tuning table's");
+    snprintf(text, sizeof text, "%s%s%s", sigline1, header1,
+             "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,\n"
+             "q8,64,64,96,2,int8,ascend910,OS,32,32,32,0,2,M,777,cycles,\n");
+    put(at("old.csv"), text);
+    rs_entry *old;
+    size_t nold;
+    if (CHECK(rs_table_read(at("old.csv"), &old, &nold, NULL, err, sizeof err)) &&
+        CHECK_INT(nold, 2)) {
+        CHECK_INT(old[0].verified, -1);
+        CHECK_INT(old[1].verified, -1);
+        CHECK(old[1].measured == 777 && old[1].problem.batch == 2);
+    }
+    free(old);
 
     rs_entry *e;
     size_t n;
@@ -442,12 +475,12 @@ static void compile_and_run(const char *name, const rs_entry *e, size_t n, const
                 "            e->batch != %lld || strcmp(e->dtype, \"%s\") || strcmp(e->target, \"%s\") ||\n"
                 "            strcmp(e->strategy, \"%s\") || e->m != %d || e->n != %d || e->k != %d ||\n"
                 "            e->double_buffer != %d || e->cores != %d || strcmp(e->split, \"%s\") ||\n"
-                "            e->measured != %.17g || strcmp(e->unit, \"%s\")) {\n"
+                "            e->measured != %.17g || strcmp(e->unit, \"%s\") || e->verified != %d) {\n"
                 "            printf(\"entry %zu differs\\n\");\n            bad = 1;\n        }\n    }\n",
                 i, p->name, (long long)p->M, (long long)p->N, (long long)p->K,
                 (long long)p->batch, sp_dtype_name(p->dtype), e[i].target,
                 sp_strategy_name(c->strategy), c->m, c->n, c->k, c->double_buffer, c->cores,
-                sp_split_name(c->split), e[i].measured, e[i].unit, i);
+                sp_split_name(c->split), e[i].measured, e[i].unit, e[i].verified, i);
     }
     fprintf(f, "    return bad;\n}\n");
     fclose(f);
@@ -496,7 +529,7 @@ static void header_round_trip(void)
     rs_entry e[NSPEC];
     for (int i = 0; i < NSPEC; i++) {
         e[i] = (rs_entry){.problem = all[i].p, .config = all[i].c.config, .status = "ok",
-                          .measured = all[i].measured};
+                          .measured = all[i].measured, .verified = i % 3 - 1};
         strcpy(e[i].target, "ascend910");
         snprintf(e[i].unit, sizeof e[i].unit, "%s", all[i].unit);
     }

@@ -402,8 +402,9 @@ static void busy_warning(const plan *pl)
 }
 
 /* Searches one problem within the budget, then verifies the winner against a
- * reference when the backend can: a failed check is journaled (so a resumed
- * run knows it) and the next best is tried. */
+ * reference when the backend can and the script lets it (tune { verify }): a
+ * failed check is journaled (so a resumed run knows it) and the next best is
+ * tried. */
 static bool tune_problem(tn_session *r, size_t pi, plan *pl, char *err, size_t errlen)
 {
     const ls_tune *tu = ls_tune_get(r->script);
@@ -442,7 +443,7 @@ static bool tune_problem(tn_session *r, size_t pi, plan *pl, char *err, size_t e
         none_ok(pl);
     if (ok)
         ok = final_round(r, pl, err, errlen);
-    while (ok && (pl->best = best_ok(pl)) >= 0 && r->backend->verify) {
+    while (ok && (pl->best = best_ok(pl)) >= 0 && r->backend->verify && tu->verify) {
         ms_measurement *m = &pl->ms[pl->best];
         r->backend->verify(r->backend, ls_target(r->script), pl->p, &pl->cands[pl->best], m);
         if (m->status == MS_OK)
@@ -663,8 +664,10 @@ int tn_run(int argc, char **argv)
         r.problem = pls[i].p;
         if (!tune_problem(&r, i, &pls[i], err, sizeof err))
             goto fail;
-        if (pls[i].best >= 0)
-            rows[nrows++] = row_of(r.script, r.backend, &pls[i], (size_t)pls[i].best, NULL);
+        if (pls[i].best >= 0) {
+            rows[nrows] = row_of(r.script, r.backend, &pls[i], (size_t)pls[i].best, NULL);
+            rows[nrows++].verified = r.backend->checked || (r.backend->verify && tu->verify);
+        }
     }
     tn_progress_end(&r);
     if (!rs_journal_close(r.journal, err, sizeof err)) {
