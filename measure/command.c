@@ -1,5 +1,6 @@
 /* command.c — the "command" backend: writes each candidate's kernel to a file,
- * runs the user's command template on it (a board) and parses the time it prints. */
+ * runs the user's command template on it (a board) and parses the time it prints;
+ * the winner's run also returns C, checked against the exact reference. */
 #define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +31,7 @@ typedef struct {
     char *workdir;
     double timeout; /* seconds */
     atomic_int unit;
+    bool inputs;    /* the template names {inputs} */
 } state;
 
 /* Numbers kernel files: unique within the process (with the pid, across
@@ -89,43 +91,51 @@ static void put_quoted(buf *b, const char *s)
 
 /* ---- the template ---- */
 
-/* The command for one candidate: {kernel} (quoted path), {M} {N} {K} {batch},
- * {shape} (MxNxK) and {target} (quoted) replaced; other braces are kept, so
- * awk '{print $1}' in a template works. NULL when memory ran out. */
-static char *expand(const char *tmpl, const char *kernel, const sp_target *t,
-                    const sp_problem *p)
+/* The files of one run: the kernel, the inputs ({inputs}) and C ({output}:
+ * c_bytes of c_elem). */
+typedef struct {
+    char kernel[4096], inputs[4096], output[4096];
+    size_t c_bytes;
+    int c_elem;
+} files;
+
+/* The command for one candidate: {kernel}, {inputs}, {output} (quoted paths),
+ * {M} {N} {K} {batch}, {shape} (MxNxK) and {target} (quoted) replaced; other
+ * braces are kept, so awk '{print $1}' in a template works. NULL when memory
+ * ran out. */
+static char *expand(const char *tmpl, const files *fs, const sp_target *t, const sp_problem *p)
 {
+    static const char *const names[] = {"{kernel}", "{M}",      "{N}",      "{K}",     "{batch}",
+                                        "{shape}",  "{target}", "{inputs}", "{output}"};
+    enum { NNAMES = sizeof names / sizeof *names };
     buf b = {0};
     char num[96];
     for (const char *s = tmpl; *s;) {
-        if (*s == '{') {
-            static const char *const names[] = {"{kernel}", "{M}", "{N}", "{K}", "{batch}",
-                                                "{shape}", "{target}"};
-            int which = -1;
-            for (int i = 0; i < 7 && which < 0; i++)
-                if (strncmp(s, names[i], strlen(names[i])) == 0)
-                    which = i;
-            if (which >= 0) {
-                switch (which) {
-                case 0: put_quoted(&b, kernel); break;
-                case 1: snprintf(num, sizeof num, "%lld", (long long)p->M); break;
-                case 2: snprintf(num, sizeof num, "%lld", (long long)p->N); break;
-                case 3: snprintf(num, sizeof num, "%lld", (long long)p->K); break;
-                case 4: snprintf(num, sizeof num, "%lld", (long long)p->batch); break;
-                case 5:
-                    snprintf(num, sizeof num, "%lldx%lldx%lld", (long long)p->M,
-                             (long long)p->N, (long long)p->K);
-                    break;
-                case 6: put_quoted(&b, t->name); break;
-                }
-                if (which >= 1 && which <= 5)
-                    puts_(&b, num);
-                s += strlen(names[which]);
-                continue;
-            }
+        int which = -1;
+        for (int i = 0; *s == '{' && i < NNAMES && which < 0; i++)
+            if (strncmp(s, names[i], strlen(names[i])) == 0)
+                which = i;
+        if (which < 0) {
+            put(&b, s++, 1);
+            continue;
         }
-        put(&b, s, 1);
-        s++;
+        num[0] = '\0';
+        switch (which) {
+        case 0: put_quoted(&b, fs->kernel); break;
+        case 1: snprintf(num, sizeof num, "%lld", (long long)p->M); break;
+        case 2: snprintf(num, sizeof num, "%lld", (long long)p->N); break;
+        case 3: snprintf(num, sizeof num, "%lld", (long long)p->K); break;
+        case 4: snprintf(num, sizeof num, "%lld", (long long)p->batch); break;
+        case 5:
+            snprintf(num, sizeof num, "%lldx%lldx%lld", (long long)p->M, (long long)p->N,
+                     (long long)p->K);
+            break;
+        case 6: put_quoted(&b, t->name); break;
+        case 7: put_quoted(&b, fs->inputs); break;
+        case 8: put_quoted(&b, fs->output); break;
+        }
+        puts_(&b, num);
+        s += strlen(names[which]);
     }
     if (b.oom || !b.s) {
         free(b.s);
@@ -367,50 +377,79 @@ static void safe_name(const char *s, char *out, size_t len)
     out[i] = '\0';
 }
 
-/* Writes the kernel of candidate c into a new file of the work directory;
- * its path into path. False with a reason in out->detail. */
-static bool write_kernel(state *st, const sp_target *t, const sp_problem *p,
-                         const sp_candidate *c, char *path, size_t len, ms_measurement *out)
+/* Writes kernel k of candidate config g into a new file of the work directory,
+ * its path into fs->kernel and the paths beside it into fs->inputs and
+ * fs->output (not created). False with a reason in out->detail. */
+static bool write_kernel(state *st, const sp_problem *p, const sp_config *g, const cg_kernel *k,
+                         files *fs, ms_measurement *out)
 {
-    cg_kernel k;
-    char why[sizeof out->detail];
-    if (!cg_generate(t, p, &c->config, &k, why, sizeof why)) {
-        out->status = MS_ILLEGAL;
-        snprintf(out->detail, sizeof out->detail, "%s", why);
-        return false;
-    }
-    const sp_config *g = &c->config;
     char name[SP_NAME_MAX];
     safe_name(p->name, name, sizeof name);
-    int fd = -1;
+    int fd = -1, w = -1;
+    char *path = fs->kernel;
+    size_t len = sizeof fs->kernel;
     for (int attempt = 0; fd < 0 && attempt < 1000; attempt++) {
         unsigned long long id = (unsigned long long)atomic_fetch_add(&counter, 1);
-        int w = snprintf(path, len, "%s/%s_%lldx%lldx%lld_%s_%dx%dx%d_db%d_c%d_%s_%ld_%llu.npu",
-                         st->workdir, name, (long long)p->M, (long long)p->N, (long long)p->K,
-                         sp_strategy_name(g->strategy), g->m, g->n, g->k, g->double_buffer,
-                         g->cores, sp_split_name(g->split), (long)getpid(), id);
-        if (w < 0 || (size_t)w >= len) {
+        w = snprintf(path, len, "%s/%s_%lldx%lldx%lld_%s_%dx%dx%d_db%d_c%d_%s_%ld_%llu",
+                     st->workdir, name, (long long)p->M, (long long)p->N, (long long)p->K,
+                     sp_strategy_name(g->strategy), g->m, g->n, g->k, g->double_buffer,
+                     g->cores, sp_split_name(g->split), (long)getpid(), id);
+        if (w < 0 || (size_t)w + sizeof ".inputs" > len) {
             errno = ENAMETOOLONG;
             break;
         }
+        memcpy(fs->inputs, path, (size_t)w);
+        memcpy(fs->output, path, (size_t)w);
+        strcpy(fs->inputs + w, ".inputs");
+        strcpy(fs->output + w, ".out");
+        strcpy(path + w, ".npu");
         fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         if (fd < 0 && errno != EEXIST)
             break;
     }
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    bool ok = f && cg_print(f, &k);
+    bool ok = f && cg_print(f, k);
     int e = errno;
     if (f && fclose(f) && ok) {
         ok = false;
         e = errno;
     } else if (!f && fd >= 0)
         close(fd);
-    cg_kernel_free(&k);
     if (!ok) {
         out->status = MS_CRASH;
         ms_set_detail(out, "cannot write kernel '%s': %s", path, strerror(e));
         if (fd >= 0)
             unlink(path);
+    }
+    return ok;
+}
+
+/* Writes the functional inputs in (ms_sim_inputs) as kernel k's GM A and B
+ * bytes to path. False with a reason in out->detail. */
+static bool write_inputs(const cg_kernel *k, const int8_t *in, const char *path,
+                         ms_measurement *out)
+{
+    size_t len = 0;
+    uint8_t *bytes = ms_sim_input_bytes(k, in, &len);
+    int fd = bytes ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+    int e = bytes ? errno : ENOMEM;
+    bool ok = fd >= 0;
+    for (size_t done = 0; ok && done < len;) {
+        ssize_t n = write(fd, bytes + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        ok = n > 0;
+        e = errno;
+        done += ok ? (size_t)n : 0;
+    }
+    if (fd >= 0 && close(fd) && ok) {
+        ok = false;
+        e = errno;
+    }
+    free(bytes);
+    if (!ok) {
+        out->status = MS_CRASH;
+        ms_set_detail(out, "cannot write the inputs '%s': %s", path, strerror(e));
     }
     return ok;
 }
@@ -423,43 +462,87 @@ static void first_line(const char *text, char *line, size_t len, int max)
     snprintf(line, len, "%.*s", n < max ? n : max, text);
 }
 
+/* Runs the command on candidate c: its kernel written (and the inputs in,
+ * or new ones, when the template names {inputs}), {output} named but not
+ * created. Returns the result with fs set, or NULL with out->status and
+ * detail set and no file left. */
+static run_result *board_run(state *st, const sp_target *t, const sp_problem *p,
+                             const sp_candidate *c, const int8_t *in, files *fs,
+                             ms_measurement *out)
+{
+    cg_kernel k;
+    char why[sizeof out->detail];
+    if (!cg_generate(t, p, &c->config, &k, why, sizeof why)) {
+        out->status = MS_ILLEGAL;
+        snprintf(out->detail, sizeof out->detail, "%s", why);
+        return NULL;
+    }
+    const cg_buf *cu = &k.tensors[2];
+    fs->c_bytes = (size_t)cu->rows * (size_t)cu->cols * (size_t)cg_elem_size(cu->elem);
+    fs->c_elem = cu->elem;
+    if (!write_kernel(st, p, &c->config, &k, fs, out)) {
+        cg_kernel_free(&k);
+        return NULL;
+    }
+    int8_t *own = st->inputs && !in ? ms_sim_inputs(p, MS_SIM_SEED) : NULL;
+    bool ok = !st->inputs || ((in || own) && write_inputs(&k, in ? in : own, fs->inputs, out));
+    free(own);
+    cg_kernel_free(&k);
+    char *cmd = ok ? expand(st->command, fs, t, p) : NULL;
+    run_result *r = cmd ? malloc(sizeof *r) : NULL;
+    if (!r) {
+        if (ok || !out->detail[0]) {
+            out->status = MS_CRASH;
+            ms_set_detail(out, "out of memory");
+        }
+        free(cmd);
+        unlink(fs->inputs);
+        unlink(fs->kernel);
+        return NULL;
+    }
+    unlink(fs->output);
+    run_command(cmd, st->timeout, r);
+    free(cmd);
+    unlink(fs->inputs);
+    return r;
+}
+
+/* Why run r failed (out->status crash or timeout, false), or true when the
+ * command exited 0. */
+static bool run_ok(const state *st, const run_result *r, char *why, size_t len,
+                   ms_measurement *out)
+{
+    char line[200];
+    out->status = MS_CRASH;
+    if (!r->spawned) {
+        snprintf(why, len, "cannot run /bin/sh: %s", strerror(r->spawn_error));
+    } else if (r->timed_out) {
+        out->status = MS_TIMEOUT;
+        snprintf(why, len, "timed out after %g s", st->timeout);
+    } else if (!r->exited) {
+        snprintf(why, len, "killed by signal %d (%s)", r->signal, strsignal(r->signal));
+    } else if (r->code != 0) {
+        first_line(r->err, line, sizeof line, 160);
+        snprintf(why, len, "exited with status %d%s%s", r->code, *line ? ": " : "", line);
+    } else {
+        return true;
+    }
+    return false;
+}
+
 static void cmd_measure(ms_backend *b, const sp_target *t, const sp_problem *p,
                         const sp_candidate *c, ms_measurement *out)
 {
     state *st = b->state;
-    char path[4096];
-    if (!write_kernel(st, t, p, c, path, sizeof path, out))
+    files fs;
+    run_result *r = board_run(st, t, p, c, NULL, &fs, out);
+    if (!r)
         return;
-    char *cmd = expand(st->command, path, t, p);
-    if (!cmd) {
-        out->status = MS_CRASH;
-        ms_set_detail(out, "out of memory; kernel kept: %s", path);
-        return;
-    }
-    run_result *r = malloc(sizeof *r);
-    if (!r) {
-        free(cmd);
-        out->status = MS_CRASH;
-        ms_set_detail(out, "out of memory; kernel kept: %s", path);
-        return;
-    }
-    run_command(cmd, st->timeout, r);
-    free(cmd);
+    unlink(fs.output); /* C is checked for the winner only (cmd_verify) */
     char line[200], why[256];
     double value;
     int unit = UNIT_UNDECIDED;
-    out->status = MS_CRASH;
-    if (!r->spawned) {
-        snprintf(why, sizeof why, "cannot run /bin/sh: %s", strerror(r->spawn_error));
-    } else if (r->timed_out) {
-        out->status = MS_TIMEOUT;
-        snprintf(why, sizeof why, "timed out after %g s", st->timeout);
-    } else if (!r->exited) {
-        snprintf(why, sizeof why, "killed by signal %d (%s)", r->signal, strsignal(r->signal));
-    } else if (r->code != 0) {
-        first_line(r->err, line, sizeof line, 160);
-        snprintf(why, sizeof why, "exited with status %d%s%s", r->code, *line ? ": " : "", line);
-    } else {
+    if (run_ok(st, r, why, sizeof why, out)) {
         last_line(r->out, line, sizeof line);
         if (!parse_time(line, &value, &unit)) {
             snprintf(why, sizeof why, "cannot parse a time from the command's output: '%s'",
@@ -485,9 +568,84 @@ static void cmd_measure(ms_backend *b, const sp_target *t, const sp_problem *p,
     }
     free(r);
     if (out->status == MS_OK)
-        unlink(path);
+        unlink(fs.kernel);
     else
-        ms_set_detail(out, "%s; kernel kept: %s", why, path);
+        ms_set_detail(out, "%s; kernel kept: %s", why, fs.kernel);
+}
+
+/* C from the board's {output} file into a new buffer of want bytes (host
+ * byte order); NULL with why set when it is missing or of another size. */
+static uint8_t *read_output(const char *path, size_t want, char *why, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, len, "the command wrote no C to {output} ('%.200s': %s)", path,
+                 strerror(errno));
+        return NULL;
+    }
+    struct stat sb;
+    uint8_t *c = NULL;
+    size_t got = 0;
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size == want &&
+        (c = malloc(want + 1)))
+        while (got < want) {
+            ssize_t n = read(fd, c + got, want - got);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                break;
+            got += (size_t)n;
+        }
+    close(fd);
+    if (got == want)
+        return c;
+    free(c);
+    snprintf(why, len, "the command wrote %lld bytes of C to {output}, expected %zu",
+             (long long)sb.st_size, want);
+    return NULL;
+}
+
+/* Runs the command once more with {output} (and {inputs}) and compares the C
+ * it returns with the exact reference: a wrong C makes out wrong, a failed
+ * run crash or timeout; an ok out stays as it is. */
+static void cmd_verify(ms_backend *b, const sp_target *t, const sp_problem *p,
+                       const sp_candidate *c, ms_measurement *out)
+{
+    state *st = b->state;
+    ms_measurement m = {0};
+    files fs;
+    int8_t *in = ms_sim_inputs(p, MS_SIM_SEED);
+    run_result *r = in ? board_run(st, t, p, c, in, &fs, &m) : NULL;
+    char why[sizeof m.detail];
+    uint8_t *got = NULL;
+    if (!in) {
+        m.status = MS_CRASH;
+        ms_set_detail(&m, "out of memory for the inputs");
+    } else if (!r) {
+        /* m says why; no file left */
+    } else if (!run_ok(st, r, why, sizeof why, &m)) {
+        ms_set_detail(&m, "the verifying run %s; kernel kept: %s", why, fs.kernel);
+    } else if (!(got = read_output(fs.output, fs.c_bytes, why, sizeof why))) {
+        m.status = MS_WRONG; /* no C, or C of another size */
+        ms_set_detail(&m, "%s; kernel kept: %s", why, fs.kernel);
+    } else {
+        ms_le_bytes(got, fs.c_bytes, 4);
+        int64_t wrong = ms_sim_compare(p, in, fs.c_elem, got, NULL, why, sizeof why);
+        m.status = wrong == 0 ? MS_OK : wrong > 0 ? MS_WRONG : MS_CRASH;
+        ms_set_detail(&m, "%s%s; kernel kept: %s", wrong > 0 ? "the board's C: " : "",
+                      wrong > 0 ? why : "out of memory comparing C", fs.kernel);
+    }
+    if (r)
+        unlink(fs.output);
+    if (m.status == MS_OK) {
+        unlink(fs.kernel);
+    } else {
+        out->status = m.status;
+        memcpy(out->detail, m.detail, sizeof out->detail);
+    }
+    free(got);
+    free(r);
+    free(in);
 }
 
 static void cmd_close(ms_backend *b)
@@ -504,10 +662,11 @@ static void cmd_close(ms_backend *b)
 }
 
 /* Opens the command backend: s->command is the template (it must contain
- * {kernel}), s->timeout the seconds per candidate (60 when not positive),
- * s->workdir where kernel files go ($TMPDIR or /tmp when NULL; created).
- * The unit is "s" until the first time parsed: a run whose command prints
- * cycles measures in "cycles" from then on (see README). */
+ * {kernel}, and {output} unless s->no_verify), s->timeout the seconds per
+ * candidate (60 when not positive), s->workdir where kernel files go ($TMPDIR
+ * or /tmp when NULL; created). The unit is "s" until the first time parsed:
+ * a run whose command prints cycles measures in "cycles" from then on (see
+ * README). It verifies (cmd_verify) unless s->no_verify. */
 ms_backend *ms_command_open(const ms_settings *s, char *err, size_t errlen)
 {
     if (!s || !s->command || !*s->command) {
@@ -516,6 +675,13 @@ ms_backend *ms_command_open(const ms_settings *s, char *err, size_t errlen)
     }
     if (!strstr(s->command, "{kernel}")) {
         snprintf(err, errlen, "measure.command '%s' has no {kernel} placeholder for the kernel file",
+                 s->command);
+        return NULL;
+    }
+    if (!s->no_verify && !strstr(s->command, "{output}")) {
+        snprintf(err, errlen,
+                 "measure.command '%s' has no {output} placeholder, so the winner cannot be "
+                 "verified: add {output} (the board writes C there) or set tune { verify = false }",
                  s->command);
         return NULL;
     }
@@ -544,8 +710,9 @@ ms_backend *ms_command_open(const ms_settings *s, char *err, size_t errlen)
         return NULL;
     }
     st->timeout = s->timeout > 0 ? s->timeout : 60;
+    st->inputs = strstr(s->command, "{inputs}") != NULL;
     atomic_init(&st->unit, UNIT_UNDECIDED);
     *b = (ms_backend){.name = "command", .unit = "s", .parallel = true, .measure = cmd_measure,
-                      .close = cmd_close, .state = st};
+                      .verify = s->no_verify ? NULL : cmd_verify, .close = cmd_close, .state = st};
     return b;
 }

@@ -172,9 +172,12 @@ extern const char *const ms_backend_names[];
 
 /* What some backends need: the command backend's template and timeout. */
 typedef struct {
-    const char *command;  /* template: {kernel} {M} {N} {K} {batch} {shape} {target} */
+    const char *command;  /* template: {kernel} {M} {N} {K} {batch} {shape} {target}
+                           * {inputs} {output} */
     double timeout;       /* seconds per candidate */
     const char *workdir;  /* where kernel files go (created if missing) */
+    bool no_verify;       /* command: the board cannot return C (tune { verify = false }):
+                           * no {output} needed, no verify */
 } ms_settings;
 
 /* Opens backend `name` (settings may be NULL for backends that need none);
@@ -202,10 +205,15 @@ void ms_summarise(double *samples, int n, ms_measurement *m);
 
 /* ---- the cycle-level NPU simulator (sim.c, ...) ---- */
 
+/* The seed of the functional inputs `npu-tune sim --check` computes on and the command
+ * backend hands a board ({inputs}). */
+enum { MS_SIM_SEED = 1 };
+
 typedef struct {
     bool functional;   /* move real data, check hazards and the result */
     uint64_t seed;     /* inputs: small integers from this seed (exact in fp32) */
     bool trace;        /* record spans for ms_sim_write_trace */
+    bool keep_c;       /* functional: hand GM tensor C to the result (ms_sim_result.c) */
 } ms_sim_options;
 
 /* What one simulation measured. cycles is the makespan over all cores;
@@ -220,6 +228,9 @@ typedef struct {
     uint64_t instructions;
     bool checked;              /* functional: result compared with the reference */
     void *trace;               /* owned; freed by ms_sim_result_free */
+    uint8_t *c;                /* keep_c, when the kernel ran to its end (ok or wrong): GM C,
+                                * (batch*M) x N of its element, host byte order; owned */
+    size_t c_bytes;
 } ms_sim_result;
 
 /* Runs kernel k on target t. Returns false only when out of memory; program
@@ -234,5 +245,28 @@ bool ms_simulate(const sp_target *t, const cg_kernel *k, const ms_sim_options *o
 bool ms_sim_write_trace(FILE *f, const sp_target *t, const ms_sim_result *r);
 
 void ms_sim_result_free(ms_sim_result *r);
+
+/* The functional mode's inputs for problem p: A's then B's elements ((batch*M) x K, then
+ * (batch*K) x N, row-major), integers in [-4, 4] from GSL's MT19937 seeded with seed, so
+ * every partial sum of K <= 2^20 products is exact in fp32. malloc'd; NULL when out of
+ * memory. */
+int8_t *ms_sim_inputs(const sp_problem *p, uint64_t seed);
+
+/* Kernel k's GM tensors A and B holding inputs `in`: A's bytes then B's, each row-major
+ * in its element (fp16 or int8), little-endian; *len bytes, malloc'd (NULL when out of
+ * memory). What a board loads for the command backend's {inputs}. */
+uint8_t *ms_sim_input_bytes(const cg_kernel *k, const int8_t *in, size_t *len);
+
+/* Compares c, GM tensor C of problem p ((batch*M) x N elements of elem, host byte order),
+ * with the exact C = A . B of inputs `in`, as the functional check does: the number of
+ * elements that differ (-1 when out of memory); why gets the first ("C[r][c] = g, expected
+ * w (n of t elements wrong)", or "... never written" where written[r * N + c], if given,
+ * is 0). */
+int64_t ms_sim_compare(const sp_problem *p, const int8_t *in, int elem, const uint8_t *c,
+                       const uint8_t *written, char *why, size_t len);
+
+/* Reverses the bytes of each es-byte element of p[0..n) on a big-endian host (files hold
+ * little-endian values); nothing on a little-endian one. */
+void ms_le_bytes(uint8_t *p, size_t n, int es);
 
 #endif

@@ -516,6 +516,12 @@ bool ms_simulate(const sp_target *t, const cg_kernel *k, const ms_sim_options *o
     if (ok && !s.stop && s.functional) {
         sim_data_check(&s);
         ok = !s.oom;
+        if (ok && o->keep_c && (r->status == MS_OK || r->status == MS_WRONG)) {
+            const cg_buf *c = &k->tensors[2];
+            r->c = s.gmem[2];
+            r->c_bytes = (size_t)c->rows * (size_t)c->cols * (size_t)cg_elem_size(c->elem);
+            s.gmem[2] = NULL;
+        }
     }
     sim_free(&s);
     if (!ok) {
@@ -532,4 +538,6 @@ void ms_sim_result_free(ms_sim_result *r)
         return;
     sim_trace_free(r->trace);
     r->trace = NULL;
+    free(r->c);
+    r->c = NULL;
 }

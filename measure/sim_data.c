@@ -92,6 +92,67 @@ static void store(int elem, uint8_t *p, double v)
     }
 }
 
+/* ---- the inputs ---- */
+
+int8_t *ms_sim_inputs(const sp_problem *p, uint64_t seed)
+{
+    size_t b = (size_t)(p->batch > 0 ? p->batch : 1);
+    size_t n = b * (size_t)p->M * (size_t)p->K + b * (size_t)p->K * (size_t)p->N;
+    int8_t *in = malloc(n ? n : 1);
+    gsl_rng *rng = in ? gsl_rng_alloc(gsl_rng_mt19937) : NULL;
+    if (!rng) {
+        free(in);
+        return NULL;
+    }
+    gsl_rng_set(rng, (unsigned long)seed);
+    for (size_t j = 0; j < n; j++)
+        in[j] = (int8_t)((int)gsl_rng_uniform_int(rng, 9) - 4);
+    gsl_rng_free(rng);
+    return in;
+}
+
+/* Stores inputs `in` into GM tensors A and B of k (host byte order). */
+static void store_inputs(const cg_kernel *k, const int8_t *in, uint8_t *a, uint8_t *b)
+{
+    uint8_t *dst[2] = {a, b};
+    for (int i = 0; i < 2; i++) {
+        const cg_buf *u = &k->tensors[i];
+        size_t n = (size_t)u->rows * (size_t)u->cols;
+        int es = cg_elem_size(u->elem);
+        for (size_t j = 0; j < n; j++)
+            store(u->elem, dst[i] + j * (size_t)es, *in++);
+    }
+}
+
+void ms_le_bytes(uint8_t *p, size_t n, int es)
+{
+    const uint16_t one = 1;
+    if (*(const uint8_t *)&one == 1)
+        return;
+    for (size_t i = 0; i + (size_t)es <= n; i += (size_t)es)
+        for (int lo = 0, hi = es - 1; lo < hi; lo++, hi--) {
+            uint8_t t = p[i + lo];
+            p[i + lo] = p[i + hi];
+            p[i + hi] = t;
+        }
+}
+
+uint8_t *ms_sim_input_bytes(const cg_kernel *k, const int8_t *in, size_t *len)
+{
+    size_t na = (size_t)k->tensors[0].rows * (size_t)k->tensors[0].cols *
+                (size_t)cg_elem_size(k->tensors[0].elem);
+    size_t nb = (size_t)k->tensors[1].rows * (size_t)k->tensors[1].cols *
+                (size_t)cg_elem_size(k->tensors[1].elem);
+    uint8_t *bytes = malloc(na + nb + 1);
+    if (!bytes)
+        return NULL;
+    store_inputs(k, in, bytes, bytes + na);
+    ms_le_bytes(bytes, na, cg_elem_size(k->tensors[0].elem));
+    ms_le_bytes(bytes + na, nb, cg_elem_size(k->tensors[1].elem));
+    *len = na + nb;
+    return bytes;
+}
+
 /* ---- set-up ---- */
 
 static bool check_tensors(sim *s)
@@ -156,27 +217,14 @@ bool sim_data_init(sim *s)
         const cg_buf *u = &s->k->tensors[i];
         size_t n = (size_t)u->rows * (size_t)u->cols;
         s->gmem[i] = calloc(n ? n : 1, (size_t)cg_elem_size(u->elem));
-        if (i < 2)
-            s->in[i] = malloc(n ? n : 1);
-        else
+        if (i == 2)
             s->written = calloc(n ? n : 1, 1);
-        if (!s->gmem[i] || (i < 2 ? !s->in[i] : !s->written))
+        if (!s->gmem[i] || (i == 2 && !s->written))
             return false;
     }
-    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-    if (!rng)
+    if (!(s->in = ms_sim_inputs(&s->k->problem, s->seed)))
         return false;
-    gsl_rng_set(rng, (unsigned long)s->seed);
-    for (int i = 0; i < 2; i++) {
-        const cg_buf *u = &s->k->tensors[i];
-        size_t n = (size_t)u->rows * (size_t)u->cols;
-        int es = cg_elem_size(u->elem);
-        for (size_t j = 0; j < n; j++) {
-            s->in[i][j] = (int8_t)((int)gsl_rng_uniform_int(rng, 9) - 4);
-            store(u->elem, s->gmem[i] + j * (size_t)es, s->in[i][j]);
-        }
-    }
-    gsl_rng_free(rng);
+    store_inputs(s->k, s->in, s->gmem[0], s->gmem[1]);
     for (int ci = 0; ci < s->ncores; ci++)
         if (!init_core(s, &s->cores[ci]))
             return false;
@@ -187,8 +235,7 @@ void sim_data_free(sim *s)
 {
     for (int i = 0; i < 3; i++)
         free(s->gmem[i]);
-    free(s->in[0]);
-    free(s->in[1]);
+    free(s->in);
     free(s->written);
     for (int ci = 0; ci < s->ncores; ci++) {
         sim_core *c = &s->cores[ci];
@@ -417,71 +464,85 @@ void sim_data_barrier(sim *s, sim_core *c, int drained)
 
 /* ---- the result ---- */
 
-void sim_data_check(sim *s)
+/* Row r (of batch*M) of the exact C = A . B of inputs `in` into row[0..N); row32 is N
+ * int32 of scratch. */
+static void reference_row(const sp_problem *p, const int8_t *in, int64_t r, int64_t *row,
+                          int32_t *row32)
 {
-    const sp_problem *p = &s->k->problem;
-    const cg_buf *cu = &s->k->tensors[2];
-    int64_t b = p->batch > 0 ? p->batch : 1, M = p->M, N = p->N, K = p->K;
-    int es = cg_elem_size(cu->elem);
+    int64_t M = p->M, N = p->N, K = p->K, bi = r / M;
+    const int8_t *a = in + r * K, *b = in + (p->batch > 0 ? p->batch : 1) * M * K + bi * K * N;
     /* |sums| <= 16 K: 32 bits hold them (and vectorise) unless K is huge */
-    bool narrow = K < (INT64_C(1) << 26);
+    if (K < (INT64_C(1) << 26)) {
+        memset(row32, 0, (size_t)N * sizeof *row32);
+        for (int64_t kk = 0; kk < K; kk++)
+            for (int64_t j = 0; j < N; j++)
+                row32[j] += a[kk] * b[kk * N + j];
+        for (int64_t j = 0; j < N; j++)
+            row[j] = row32[j];
+    } else {
+        memset(row, 0, (size_t)N * sizeof *row);
+        for (int64_t kk = 0; kk < K; kk++)
+            for (int64_t j = 0; j < N; j++)
+                row[j] += a[kk] * b[kk * N + j];
+    }
+}
+
+int64_t ms_sim_compare(const sp_problem *p, const int8_t *in, int elem, const uint8_t *c,
+                       const uint8_t *written, char *why, size_t len)
+{
+    int64_t b = p->batch > 0 ? p->batch : 1, M = p->M, N = p->N;
+    int es = cg_elem_size(elem);
     int64_t *row = malloc((size_t)(N ? N : 1) * sizeof *row);
     int32_t *row32 = malloc((size_t)(N ? N : 1) * sizeof *row32);
     if (!row || !row32) {
         free(row);
         free(row32);
-        s->oom = true;
-        return;
+        return -1;
     }
     int64_t wrong = 0, fr = -1, fc = -1;
     double got = 0, want = 0;
-    for (int64_t bi = 0; bi < b; bi++)
-        for (int64_t i = 0; i < M; i++) {
-            const int8_t *a = s->in[0] + (bi * M + i) * K;
-            if (narrow) {
-                memset(row32, 0, (size_t)N * sizeof *row32);
-                for (int64_t kk = 0; kk < K; kk++) {
-                    const int8_t *bb = s->in[1] + (bi * K + kk) * N;
-                    for (int64_t j = 0; j < N; j++)
-                        row32[j] += a[kk] * bb[j];
-                }
-                for (int64_t j = 0; j < N; j++)
-                    row[j] = row32[j];
-            } else {
-                memset(row, 0, (size_t)N * sizeof *row);
-                for (int64_t kk = 0; kk < K; kk++) {
-                    const int8_t *bb = s->in[1] + (bi * K + kk) * N;
-                    for (int64_t j = 0; j < N; j++)
-                        row[j] += a[kk] * bb[j];
-                }
-            }
-            int64_t r = bi * M + i;
-            for (int64_t j = 0; j < N; j++) {
-                uint8_t tmp[4];
-                store(cu->elem, tmp, (double)row[j]);
-                double w = load(cu->elem, tmp);
-                bool seen = s->written[r * N + j];
-                double g = seen ? load(cu->elem, s->gmem[2] + (r * N + j) * es) : 0;
-                if (seen && g == w)
-                    continue;
-                if (wrong++ == 0) {
-                    fr = r;
-                    fc = j;
-                    got = seen ? g : NAN;
-                    want = w;
-                }
+    for (int64_t r = 0; r < b * M; r++) {
+        reference_row(p, in, r, row, row32);
+        for (int64_t j = 0; j < N; j++) {
+            uint8_t tmp[4];
+            store(elem, tmp, (double)row[j]);
+            double w = load(elem, tmp);
+            bool seen = !written || written[r * N + j];
+            double g = seen ? load(elem, c + (r * N + j) * es) : 0;
+            if (seen && g == w)
+                continue;
+            if (wrong++ == 0) {
+                fr = r;
+                fc = j;
+                got = seen ? g : NAN;
+                want = w;
             }
         }
+    }
     free(row);
     free(row32);
-    s->r->checked = true;
-    if (!wrong)
-        return;
     int64_t total = b * M * N;
-    if (got != got && !s->written[fr * N + fc])
-        sim_fail(s, MS_WRONG, "C[%lld][%lld] never written (%lld of %lld elements wrong)",
+    if (!wrong)
+        snprintf(why, len, "C equals the reference");
+    else if (got != got && written && !written[fr * N + fc])
+        snprintf(why, len, "C[%lld][%lld] never written (%lld of %lld elements wrong)",
                  (long long)fr, (long long)fc, (long long)wrong, (long long)total);
     else
-        sim_fail(s, MS_WRONG, "C[%lld][%lld] = %g, expected %g (%lld of %lld elements wrong)",
+        snprintf(why, len, "C[%lld][%lld] = %g, expected %g (%lld of %lld elements wrong)",
                  (long long)fr, (long long)fc, got, want, (long long)wrong, (long long)total);
+    return wrong;
+}
+
+void sim_data_check(sim *s)
+{
+    char why[sizeof s->r->error];
+    int64_t wrong = ms_sim_compare(&s->k->problem, s->in, s->k->tensors[2].elem, s->gmem[2],
+                                   s->written, why, sizeof why);
+    if (wrong < 0) {
+        s->oom = true;
+        return;
+    }
+    s->r->checked = true;
+    if (wrong)
+        sim_fail(s, MS_WRONG, "%s", why);
 }

@@ -122,9 +122,10 @@ typedef struct {
     /* tournament tree over cores' next event times */
     double *cmin;
     int *tree, tsize;
-    /* functional: GM tensors, their inputs, and which C elements were written */
+    /* functional: GM tensors, their inputs (ms_sim_inputs), and which C elements were
+     * written */
     uint8_t *gmem[3];
-    int8_t *in[2];
+    int8_t *in;
     uint8_t *written;
     sim_trace *trace;
 } sim;

@@ -643,7 +643,8 @@ int tn_run(int argc, char **argv)
         snprintf(err, sizeof err, "out of memory");
         goto fail;
     }
-    ms_settings mset = {.command = tu->command, .timeout = tu->timeout, .workdir = NULL};
+    ms_settings mset = {.command = tu->command, .timeout = tu->timeout, .workdir = NULL,
+                        .no_verify = !tu->verify};
     char workdir[512];
     snprintf(workdir, sizeof workdir, "%s.kernels", tu->results);
     mset.workdir = workdir;

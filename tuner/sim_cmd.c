@@ -4,14 +4,19 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "codegen.h"
 #include "measure.h"
+#include "results.h"
 #include "script.h"
 #include "tuner.h"
 
 static const char usage_text[] =
-    "usage: npu-tune sim KERNEL [--format text|csv] [--trace out.json] [--check]\n";
+    "usage: npu-tune sim KERNEL [--format text|csv] [--trace out.json] [--check]\n"
+    "                           [--output C.bin]\n"
+    "  --output: run on the functional inputs and write C there, raw little-endian\n"
+    "  (codegen/FORMAT.md, Inputs and results); --check: and fail unless C is right\n";
 
 static int usage(const char *why) { return tn_usage("sim", usage_text, why); }
 
@@ -57,10 +62,30 @@ static void report_text(const char *path, const cg_kernel *k, const sp_target *t
     printf("bytes:");
     for (int q = 0; q < SP_NPATH; q++)
         printf(" %s %.0f%s", sp_path_name(q), r->bytes[q], q + 1 < SP_NPATH ? "," : "\n");
-    if (r->checked)
+    if (r->checked && r->status == MS_OK)
         printf("check: ok, C equals the reference matmul\n");
+    else if (r->checked)
+        printf("check: wrong, %s\n", r->error);
     else
         printf("check: not run (use --check)\n");
+}
+
+/* Writes C, little-endian. */
+static bool write_c(FILE *f, void *ctx)
+{
+    const ms_sim_result *r = ctx;
+    ms_le_bytes(r->c, r->c_bytes, 4);
+    bool ok = fwrite(r->c, 1, r->c_bytes, f) == r->c_bytes;
+    ms_le_bytes(r->c, r->c_bytes, 4);
+    return ok;
+}
+
+/* Whether paths a and b name one file. */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
 }
 
 int tn_sim(int argc, char **argv)
@@ -68,10 +93,11 @@ int tn_sim(int argc, char **argv)
     static const struct option opts[] = {{"format", required_argument, 0, 'f'},
                                          {"trace", required_argument, 0, 't'},
                                          {"check", no_argument, 0, 'c'},
+                                         {"output", required_argument, 0, 'o'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     int csv = 0, check = 0, o;
-    const char *trace = NULL;
+    const char *trace = NULL, *output = NULL;
     char why[LS_ERR_MAX];
     opterr = 0;
     optind = 1;
@@ -84,6 +110,7 @@ int tn_sim(int argc, char **argv)
             break;
         case 't': trace = optarg; break;
         case 'c': check = 1; break;
+        case 'o': output = optarg; break;
         case 'h': return usage(NULL);
         default:
             snprintf(why, sizeof why, "unknown or incomplete option '%s'", argv[optind - 1]);
@@ -93,6 +120,10 @@ int tn_sim(int argc, char **argv)
     if (optind != argc - 1)
         return usage(optind >= argc ? "a KERNEL file is required" : "one KERNEL file only");
     const char *path = argv[optind];
+    if (output && same_file(output, path)) {
+        tn_error("--output '%s' is the kernel file", output);
+        return TN_ERROR;
+    }
     FILE *f = fopen(path, "r");
     if (!f) {
         tn_error("cannot open '%s': %s", path, strerror(errno));
@@ -111,7 +142,8 @@ int tn_sim(int argc, char **argv)
         cg_kernel_free(&k);
         return TN_ERROR;
     }
-    ms_sim_options so = {.functional = check, .seed = 1, .trace = trace != NULL};
+    ms_sim_options so = {.functional = check || output, .seed = MS_SIM_SEED, .trace = trace != NULL,
+                         .keep_c = output != NULL};
     ms_sim_result r;
     int rc = TN_OK;
     if (!ms_simulate(&t, &k, &so, &r)) {
@@ -119,10 +151,14 @@ int tn_sim(int argc, char **argv)
         cg_kernel_free(&k);
         return TN_ERROR;
     }
-    if (r.status != MS_OK) {
+    if (r.status != MS_OK && !(r.status == MS_WRONG && !check)) {
         tn_error("%s: %s", path, r.error);
         rc = TN_ERROR;
     } else {
+        if (output && !rs_write_atomic(output, write_c, &r, why, sizeof why)) {
+            tn_error("%s", why);
+            rc = TN_ERROR;
+        }
         if (csv)
             report_csv(&r);
         else
