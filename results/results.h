@@ -119,6 +119,26 @@ bool rs_plot(const char *journal, const char *dir, char *err, size_t errlen);
 bool rs_write_atomic(const char *path, bool (*write)(FILE *f, void *ctx), void *ctx, char *err,
                      size_t errlen);
 
+/* A file a command reads or writes, for rs_paths_distinct: what it is to the
+ * user ("script", "table", ...), its path (NULL: none), whether it is written. */
+typedef struct {
+    const char *what;
+    const char *path;
+    bool output;
+} rs_file;
+
+/* False with "WHAT 'PATH' is the WHAT2 PATH2; choose another path" in err when
+ * an output of files[0..n) is the same file as an input or another output:
+ * the same device and inode when both exist, else the same absolute path
+ * once the existing directories are resolved (symlinks followed, also a
+ * dangling one) and '.' and '..' of the rest applied. A device or FIFO is
+ * written through (rs_written_through) and may be shared. */
+bool rs_paths_distinct(const rs_file *files, size_t n, char *err, size_t errlen);
+
+/* True if path exists and is neither a regular file nor a directory (a
+ * device such as /dev/null, a FIFO): written through, never replaced. */
+bool rs_written_through(const char *path);
+
 /* Makes the parent directories of path (like mkdir -p of its dirname). */
 bool rs_make_parents(const char *path, char *err, size_t errlen);
 

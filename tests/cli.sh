@@ -189,4 +189,48 @@ run 0 square.lua
 same "constrained rows" "$(wc -l <"$work/out/sq.csv")" "6"
 same "constraint held" "$(tail -n +2 "$work/out/sq.csv" | awk -F, '$9 != $10' | wc -l)" "0"
 
+# --- issue 22: an output that is an input is refused before anything is written ---
+mkdir -p "$work/same"
+same_script() { # NAME RESULTS TABLE: a model run of one small shape
+    printf 'target "ascend910"\nmatmul { name = "s", shapes = { {64, 64, 64} } }\ntune { measure = "model", budget = 2, results = "%s", table = "%s" }\n' "$2" "$3" >"$work/same/$1"
+}
+same_script t.lua same/out/t.csv same/t.lua
+cp "$work/same/t.lua" "$work/same/t.orig"
+run 1 same/t.lua
+same "table is the script" "$err" "npu-tune: table 'same/t.lua' is the script same/t.lua; choose another path"
+if cmp -s "$work/same/t.lua" "$work/same/t.orig" && [ ! -e "$work/same/out" ]; then ok; else bad "table = script wrote something"; fi
+ln -s t.lua "$work/same/link.lua"
+same_script l.lua same/l.csv same/link.lua
+cp "$work/same/t.orig" "$work/same/t.lua"
+same_script t.lua same/l.csv same/link.lua
+run 1 same/t.lua
+same "table is a link to the script" "$err" "npu-tune: table 'same/link.lua' is the script same/t.lua; choose another path"
+same_script j.lua same/j.csv same/j.csv
+run 1 same/j.lua
+same "table is the journal" "$err" "npu-tune: table 'same/j.csv' is the results journal same/j.csv; choose another path"
+same_script n.lua same/a/../n.csv same/n.csv
+run 1 same/n.lua
+same "not yet existing, same path" "$err" "npu-tune: table 'same/n.csv' is the results journal same/a/../n.csv; choose another path"
+same_script g.lua same/g.csv same/g.csv.sig
+run 1 same/g.lua
+same "table is the sidecar" "$err" "npu-tune: table 'same/g.csv.sig' is the journal's sidecar same/g.csv.sig; choose another path"
+same_script k.lua same/k.csv same/k.csv.kernels
+run 1 same/k.lua
+same "table is the kernel directory" "$err" "npu-tune: table 'same/k.csv.kernels' is the kernel directory same/k.csv.kernels; choose another path"
+same "nothing written" "$(ls "$work/same" | tr '\n' ' ')" "g.lua j.lua k.lua l.lua link.lua n.lua t.lua t.orig "
+cp "$work/results/bert-table.csv" "$work/same/T.csv"
+cp "$work/same/T.csv" "$work/same/T.orig"
+run 1 table export same/T.csv -o same/T.csv
+same "export over its table" "$err" "npu-tune: header 'same/T.csv' is the table same/T.csv; choose another path"
+run 1 gen --table same/T.csv --shape 512x768x768 -o same/../same/T.csv
+same "gen over its table" "$err" "npu-tune: gen: output 'same/../same/T.csv' is the table same/T.csv; choose another path"
+if cmp -s "$work/same/T.csv" "$work/same/T.orig"; then ok; else bad "the table was overwritten"; fi
+cp "$work/k/os.npu" "$work/same/K.npu"
+cp "$work/same/K.npu" "$work/same/K.orig"
+run 1 sim same/K.npu --trace same/K.npu
+same "trace over its kernel" "$err" "npu-tune: trace 'same/K.npu' is the kernel same/K.npu; choose another path"
+if cmp -s "$work/same/K.npu" "$work/same/K.orig"; then ok; else bad "the kernel was overwritten"; fi
+run 1 plot results/bert.csv -o results/bert.csv
+same "plot over its journal" "$err" "npu-tune: plot: plot directory 'results/bert.csv' is the results journal results/bert.csv; choose another path"
+
 finish

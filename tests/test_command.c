@@ -592,7 +592,7 @@ static void sim_output(const sp_target *t, const sp_problem *p, const sp_candida
              bin);
     CHECK(WEXITSTATUS(system(cmd)) == 1);
     grep_file("err.txt", "", err, sizeof err);
-    CHECK_STR(err, "npu-tune: --output './k.npu' is the kernel file\n");
+    CHECK_STR(err, "npu-tune: output './k.npu' is the kernel k.npu; choose another path\n");
     /* a kernel without its mmads: C wrong, written; an error with --check */
     snprintf(cmd, sizeof cmd, "cd '%s' && grep -v ' mmad ' k.npu > cheat.npu && "
              "'%s' sim cheat.npu --output c2.bin > out.txt", work, bin);

@@ -164,6 +164,12 @@ int tn_gen(int argc, char **argv)
         }
         if ((rc = from_table(&r)) != TN_OK)
             return rc;
+        const rs_file files[] = {{"table", r.table, false}, {"output", r.output, true}};
+        char err[512];
+        if (!rs_paths_distinct(files, 2, err, sizeof err)) {
+            tn_error("gen: %s", err);
+            return TN_ERROR;
+        }
     } else if (r.strategy < 0 || !r.have_tile) {
         return tn_usage("gen", usage_text,
                         r.strategy < 0 ? "--strategy is required" : "--tile is required");

@@ -142,7 +142,11 @@ int tn_plot(int argc, char **argv)
     long nbefore = list_images(dir, &before), nafter = 0;
     char err[1024];
     int rc = TN_OK;
-    if (nbefore < 0) {
+    const rs_file files[] = {{"results journal", journal, false}, {"plot directory", dir, true}};
+    if (!rs_paths_distinct(files, 2, err, sizeof err)) {
+        tn_error("plot: %s", err);
+        rc = TN_ERROR;
+    } else if (nbefore < 0) {
         tn_error("out of memory");
         rc = TN_ERROR;
     } else if (!rs_plot(journal, dir, err, sizeof err)) {

@@ -579,6 +579,26 @@ static int usage(const char *why)
     return tn_usage(NULL, "usage: npu-tune [--quiet] [--format text|csv] [--seed N] SCRIPT.lua\n", why);
 }
 
+/* The files of a run must be distinct (rs_paths_distinct): the script, the
+ * journal with its sidecar and kernel directory, the table. */
+static bool check_files(const char *script, const ls_tune *tu, char *workdir, size_t len,
+                        char *err, size_t errlen)
+{
+    char sig[4096];
+    if (strlen(tu->results) + sizeof ".kernels" > (len < sizeof sig ? len : sizeof sig)) {
+        snprintf(err, errlen, "results path '%.64s...' is too long", tu->results);
+        return false;
+    }
+    snprintf(sig, sizeof sig, "%s.sig", tu->results);
+    snprintf(workdir, len, "%s.kernels", tu->results);
+    const rs_file files[] = {{"script", script, false},
+                             {"results journal", tu->results, true},
+                             {"journal's sidecar", sig, true},
+                             {"kernel directory", workdir, true},
+                             {"table", tu->table, true}};
+    return rs_paths_distinct(files, sizeof files / sizeof files[0], err, errlen);
+}
+
 int tn_run(int argc, char **argv)
 {
     static const struct option opts[] = {{"quiet", no_argument, 0, 'q'},
@@ -643,11 +663,11 @@ int tn_run(int argc, char **argv)
         snprintf(err, sizeof err, "out of memory");
         goto fail;
     }
-    ms_settings mset = {.command = tu->command, .timeout = tu->timeout, .workdir = NULL,
+    char workdir[4096];
+    if (!check_files(path, tu, workdir, sizeof workdir, err, sizeof err))
+        goto fail;
+    ms_settings mset = {.command = tu->command, .timeout = tu->timeout, .workdir = workdir,
                         .no_verify = !tu->verify};
-    char workdir[512];
-    snprintf(workdir, sizeof workdir, "%s.kernels", tu->results);
-    mset.workdir = workdir;
     if (!(r.backend = ms_open(tu->measure, &mset, err, sizeof err)) ||
         !(r.journal = rs_journal_open(tu->results, &sig, &r.cache, err, sizeof err)))
         goto fail;

@@ -4,7 +4,6 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "codegen.h"
 #include "measure.h"
@@ -80,12 +79,15 @@ static bool write_c(FILE *f, void *ctx)
     return ok;
 }
 
-/* Whether paths a and b name one file. */
-static bool same_file(const char *a, const char *b)
+typedef struct {
+    const sp_target *t;
+    const ms_sim_result *r;
+} trace_job;
+
+static bool write_trace(FILE *f, void *ctx)
 {
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
+    const trace_job *j = ctx;
+    return ms_sim_write_trace(f, j->t, j->r);
 }
 
 int tn_sim(int argc, char **argv)
@@ -120,10 +122,6 @@ int tn_sim(int argc, char **argv)
     if (optind != argc - 1)
         return usage(optind >= argc ? "a KERNEL file is required" : "one KERNEL file only");
     const char *path = argv[optind];
-    if (output && same_file(output, path)) {
-        tn_error("--output '%s' is the kernel file", output);
-        return TN_ERROR;
-    }
     FILE *f = fopen(path, "r");
     if (!f) {
         tn_error("cannot open '%s': %s", path, strerror(errno));
@@ -136,7 +134,14 @@ int tn_sim(int argc, char **argv)
         tn_error("%s", why);
         return TN_ERROR;
     }
+    const rs_file files[] = {{"kernel", path, false}, {"trace", trace, true},
+                             {"output", output, true}};
     sp_target t;
+    if (!rs_paths_distinct(files, 3, why, sizeof why)) {
+        tn_error("%s", why);
+        cg_kernel_free(&k);
+        return TN_ERROR;
+    }
     if (!ls_builtin_target(k.target, &t, why, sizeof why)) {
         tn_error("%s: %s", path, why);
         cg_kernel_free(&k);
@@ -163,15 +168,10 @@ int tn_sim(int argc, char **argv)
             report_csv(&r);
         else
             report_text(path, &k, &t, &r);
-        if (trace) {
-            FILE *tf = fopen(trace, "w");
-            bool ok = tf && ms_sim_write_trace(tf, &t, &r);
-            if (tf && fclose(tf))
-                ok = false;
-            if (!ok) {
-                tn_error("cannot write '%s': %s", trace, strerror(errno));
-                rc = TN_ERROR;
-            }
+        trace_job tj = {&t, &r};
+        if (trace && !rs_write_atomic(trace, write_trace, &tj, why, sizeof why)) {
+            tn_error("%s", why);
+            rc = TN_ERROR;
         }
     }
     ms_sim_result_free(&r);

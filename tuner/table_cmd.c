@@ -75,8 +75,10 @@ int tn_table(int argc, char **argv)
         tn_error("%s", err);
         return TN_ERROR;
     }
+    const rs_file files[] = {{"table", table, false}, {"header", out, true}};
     header_job h = {e, n, &sig};
-    bool ok = rs_write_atomic(out, write_header, &h, err, sizeof err);
+    bool ok = rs_paths_distinct(files, 2, err, sizeof err) &&
+              rs_write_atomic(out, write_header, &h, err, sizeof err);
     free(e);
     if (!ok) {
         tn_error("%s", err);
