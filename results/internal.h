@@ -1,5 +1,6 @@
 /* internal.h — what the results files share: row formatting and parsing (csv.c), file
- * reading (table.c), hashing (hash.c), the journal's lookup cache (cache.c). */
+ * reading (table.c), hashing (hash.c), the journal's lookup cache (cache.c) and
+ * its lock (lock.c). */
 #ifndef NPU_TUNE_RESULTS_INTERNAL_H
 #define NPU_TUNE_RESULTS_INTERNAL_H
 
@@ -45,6 +46,14 @@ double rs_shape_distance(const sp_problem *a, const sp_problem *b);
 /* 64-bit FNV-1a: the offset basis and one step over n bytes. */
 #define RS_FNV_BASIS 0xcbf29ce484222325ULL
 uint64_t rs_fnv(uint64_t h, const void *data, size_t n);
+
+/* Opens path for appending, creating it (and its directories) if missing,
+ * and takes the lock of the one run that may use it: waits for another
+ * process that holds it when `wait`, else fails with "PATH is in use by
+ * another npu-tune run (pid N)" and N in *holder (may be NULL). The fd, or
+ * -1 with a reason in err; *created tells whether this call made the file. */
+int rs_lock_open(const char *path, bool wait, long *holder, bool *created, char *err,
+                 size_t errlen);
 
 /* An empty cache, and adding an entry to it (replacing the entry of the same
  * problem and config); NULL / false when memory runs out. */

@@ -147,39 +147,32 @@ static bool write_all(int fd, const char *buf, size_t len)
     return true;
 }
 
-/* Starts a journal from nothing: the sidecar first (atomically), then the
- * header into fd (opened here when fd < 0). Returns the fd or -1. */
-static int start(const char *path, const char *sigpath, int fd, const rs_signature *sig,
-                 char *err, size_t errlen)
+/* Starts a journal from nothing in fd: the sidecar first (atomically), then
+ * the header. Without a sidecar path (a journal written through) only the
+ * header. */
+static bool start(const char *path, const char *sigpath, int fd, const rs_signature *sig,
+                  char *err, size_t errlen)
 {
-    for (size_t i = 0; i < NSIG_FIELDS; i++)
+    for (size_t i = 0; sigpath && i < NSIG_FIELDS; i++)
         if (strchr((const char *)sig + sig_fields[i].off, '\n')) {
             snprintf(err, errlen, "cannot write '%s': the %s has a line break", sigpath,
                      sig_fields[i].key);
-            goto fail;
+            return false;
         }
-    if (!rs_write_atomic(sigpath, write_sig, (void *)sig, err, errlen))
-        goto fail;
-    if (fd < 0 && (fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0) {
-        snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
-        return -1;
-    }
+    if (sigpath && !rs_write_atomic(sigpath, write_sig, (void *)sig, err, errlen))
+        return false;
     size_t n = strlen(rs_journal_header);
     char *head = malloc(n + 2);
-    bool ok = head && ftruncate(fd, 0) == 0;
+    bool ok = head && (!sigpath || ftruncate(fd, 0) == 0);
     if (ok) {
         memcpy(head, rs_journal_header, n);
         memcpy(head + n, "\n", 2);
         ok = write_all(fd, head, n + 1);
     }
     free(head);
-    if (ok)
-        return fd;
-    snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-fail:
-    if (fd >= 0)
-        close(fd);
-    return -1;
+    if (!ok)
+        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+    return ok;
 }
 
 /* Reads the rows of buf (the whole file, NUL-terminated) into c; *keep is
@@ -234,9 +227,17 @@ static bool resume(const char *path, const char *sigpath, int fd, char *buf, siz
     return true;
 }
 
-/* New journal: sidecar + header; existing: check, read, cut a torn line. */
 rs_journal *rs_journal_open(const char *path, const rs_signature *sig, rs_cache **cache,
                             char *err, size_t errlen)
+{
+    return rs_journal_open_with(path, sig, NULL, cache, err, errlen);
+}
+
+/* Written through: header and rows, nothing read, no sidecar, no lock.
+ * Else locked; new: sidecar + header; existing: check, read, cut a torn
+ * line. A journal this call created is removed again when it fails. */
+rs_journal *rs_journal_open_with(const char *path, const rs_signature *sig,
+                                 rs_journal_opts *o, rs_cache **cache, char *err, size_t errlen)
 {
     *cache = NULL;
     size_t plen = strlen(path);
@@ -250,35 +251,40 @@ rs_journal *rs_journal_open(const char *path, const rs_signature *sig, rs_cache 
     memcpy(sigpath, path, plen);
     memcpy(sigpath + plen, ".sig", 5);
     size_t len = 0;
-    int fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
-    if (fd < 0 && errno != ENOENT) {
-        snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+    bool through = rs_written_through(path), created = false;
+    int fd = through ? open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+                     : rs_lock_open(path, o && o->wait, o ? &o->holder : NULL, &created, err,
+                                    errlen);
+    if (fd < 0) {
+        if (through)
+            snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
         goto fail;
     }
-    if (fd >= 0 && !rs_read_all(fd, &buf, &len)) {
+    if (!through && !rs_read_all(fd, &buf, &len)) {
         snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-        close(fd);
-        goto fail;
+        goto fail_fd;
     }
-    if (fd < 0 || !memchr(buf, '\n', len)) {
+    if (through || !memchr(buf, '\n', len)) {
         /* New, or killed before its header was complete: start afresh. */
         size_t hn = strlen(rs_journal_header);
         if (len > hn || (len && memcmp(buf, rs_journal_header, len) != 0)) {
             snprintf(err, errlen, "%s:1: columns are not the npu-tune journal's", path);
-            close(fd);
-            goto fail;
+            goto fail_fd;
         }
-        if ((fd = start(path, sigpath, fd, sig, err, errlen)) < 0)
-            goto fail;
+        if (!start(path, through ? NULL : sigpath, fd, sig, err, errlen))
+            goto fail_fd;
     } else if (!resume(path, sigpath, fd, buf, len, sig, c, err, errlen)) {
-        close(fd);
-        goto fail;
+        goto fail_fd;
     }
     free(buf);
     free(sigpath);
     j->fd = fd;
     *cache = c;
     return j;
+fail_fd:
+    if (created)
+        unlink(path);
+    close(fd);
 fail:
     free(buf);
     free(sigpath);

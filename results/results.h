@@ -73,15 +73,33 @@ typedef struct rs_journal rs_journal;
  * must parse (else "PATH:LINE: ..."); a torn last line (no newline, from a
  * kill) is dropped and cut off the file. *cache receives the rows read (an
  * empty cache for a new journal). NULL with a one-line reason otherwise;
- * nothing is used from a journal that failed to read. */
+ * nothing is used from a journal that failed to read, and a journal this
+ * call created is removed again. The journal is locked until it is closed
+ * (or the process dies): another process's open fails (see rs_journal_opts).
+ * A path that is not a regular file (rs_written_through: /dev/null, a
+ * FIFO) gets the header and the rows only: no sidecar, no resume, no lock. */
 rs_journal *rs_journal_open(const char *path, const rs_signature *sig, rs_cache **cache,
                             char *err, size_t errlen);
+
+/* What rs_journal_open_with does beyond rs_journal_open. */
+typedef struct {
+    bool wait;    /* another process holds the journal: wait until it is done */
+    long holder;  /* out: when the open failed because another process holds the
+                   * journal (and not `wait`), its pid; else 0 */
+} rs_journal_opts;
+
+/* rs_journal_open with options (o may be NULL): "PATH is in use by another
+ * npu-tune run (pid N)" when another process holds it and not o->wait. */
+rs_journal *rs_journal_open_with(const char *path, const rs_signature *sig,
+                                 rs_journal_opts *o, rs_cache **cache, char *err,
+                                 size_t errlen);
 
 /* Appends one row and flushes it to the OS. False with a reason in err.
  * Not thread-safe: callers serialise. */
 bool rs_journal_append(rs_journal *j, const rs_row *row, char *err, size_t errlen);
 
-/* Closes the journal; false (reason in err) if the last writes failed. */
+/* Closes the journal (releasing its lock); false (reason in err) if the
+ * last writes failed. */
 bool rs_journal_close(rs_journal *j, char *err, size_t errlen);
 
 /* Writes the table (a "# npu-tune table 2 ..." signature line, the CSV

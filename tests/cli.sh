@@ -233,4 +233,42 @@ if cmp -s "$work/same/K.npu" "$work/same/K.orig"; then ok; else bad "the kernel 
 run 1 plot results/bert.csv -o results/bert.csv
 same "plot over its journal" "$err" "npu-tune: plot: plot directory 'results/bert.csv' is the results journal results/bert.csv; choose another path"
 
+# --- issue 22: a journal that is not a regular file: written through, no sidecar, no lock ---
+mkdir -p "$work/dev"
+ln -s /dev/null "$work/dev/null.csv"
+printf 'target "ascend910"\nmatmul { name = "s", shapes = { {64, 64, 64} } }\ntune { measure = "model", budget = 2, results = "dev/null.csv", table = "dev/null-table.csv" }\n' >"$work/dev/null.lua"
+run 0 --quiet dev/null.lua
+run 0 --quiet dev/null.lua
+same "nothing beside /dev/null" "$(ls "$work/dev" | tr '\n' ' ')" "null-table.csv null.csv null.lua "
+same "table of a /dev/null journal" "$(wc -l <"$work/dev/null-table.csv")" "3"
+
+# --- issue 22: two runs on one journal: the second waits (--wait) or says who holds it ---
+mkdir -p "$work/lock"
+cat >"$work/lock/slow.sh" <<'EOF'
+#!/bin/sh
+# a board that says it started, then answers once the test lets it
+touch "$1.started"
+while [ ! -e "$1.go" ]; do sleep 0.05; done
+echo "100 cycles"
+EOF
+printf 'target "ascend910"\nmatmul { name = "s", shapes = { {64, 64, 64} } }\ntune { measure = { command = "sh lock/slow.sh lock/b {kernel}" }, budget = 3, verify = false, results = "lock/r.csv", table = "lock/r-table.csv" }\n' >"$work/lock/r.lua"
+(cd "$work" && exec "$bin" --quiet lock/r.lua >"$work/lock/a.out" 2>"$work/lock/a.err") &
+first=$!
+while [ ! -e "$work/lock/b.started" ] && kill -0 "$first" 2>/dev/null; do sleep 0.05; done
+run 1 --quiet lock/r.lua
+same "second run on a journal" "$err" "npu-tune: lock/r.csv is in use by another npu-tune run (pid $first); wait for it or pass --wait"
+(cd "$work" && exec "$bin" --wait lock/r.lua >"$work/lock/c.out" 2>"$work/lock/c.err") &
+second=$!
+while ! grep -q waiting "$work/lock/c.err" 2>/dev/null && kill -0 "$second" 2>/dev/null; do sleep 0.05; done
+same "the waiting run says so" "$(cat "$work/lock/c.err")" "npu-tune: lock/r.csv is in use by another npu-tune run (pid $first); waiting for it"
+touch "$work/lock/b.go"
+wait "$first"
+same "first run" "$?" "0"
+rows_after_first=$(wc -l <"$work/lock/r.csv")
+cp "$work/lock/r-table.csv" "$work/lock/first-table.csv"
+wait "$second"
+same "waiting run" "$?" "0"
+same "the waiting run measured nothing again" "$(wc -l <"$work/lock/r.csv")" "$rows_after_first"
+if cmp -s "$work/lock/r-table.csv" "$work/lock/first-table.csv"; then ok; else bad "the waiting run changed the table"; fi
+
 finish

@@ -1,9 +1,13 @@
 /* test_journal.c — the results journal: sidecar and header of a new journal,
- * resume into the cache, torn last lines, and refusing foreign or malformed files. */
+ * resume into the cache, torn last lines, refusing foreign or malformed files,
+ * one process per journal (its lock), and journals that are not files. */
 #define _XOPEN_SOURCE 700
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -414,6 +418,137 @@ static void many(void)
     rs_cache_free(c);
 }
 
+/* One process per journal: another's open fails naming the holder, or with
+ * `wait` blocks until the holder closes it; a killed holder's lock is gone. */
+static void locked(void)
+{
+    const char *path = at("locked.csv");
+    rs_signature sig = signature();
+    rs_cache *c = NULL;
+    rs_journal *j = rs_journal_open(path, &sig, &c, err, sizeof err);
+    CHECK(j != NULL);
+    rs_cache_free(c);
+    sp_problem p = problem();
+    sp_candidate c32 = candidate(32), c48 = candidate(48);
+    rs_row row = {&p, "ascend910", &c32, "sim", "ok", 1000, "cycles", NULL, false};
+    CHECK(j && rs_journal_append(j, &row, err, sizeof err));
+    int ready[2];
+    CHECK(pipe(ready) == 0);
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0) { /* exit status: 0 as expected, 1 + step otherwise */
+        char want[1024];
+        snprintf(want, sizeof want, "%s is in use by another npu-tune run (pid %ld)", path,
+                 (long)getppid());
+        rs_journal_opts o = {0};
+        rs_cache *cc = NULL;
+        if (rs_journal_open_with(path, &sig, &o, &cc, err, sizeof err) || strcmp(err, want) ||
+            o.holder != (long)getppid() || cc)
+            _exit(1);
+        if (write(ready[1], "x", 1) != 1)
+            _exit(2);
+        o.wait = true;
+        rs_journal *w = rs_journal_open_with(path, &sig, &o, &cc, err, sizeof err);
+        _exit(!w ? 3 : rs_cache_size(cc) != 2 ? 4 : o.holder != 0 ? 5 : 0);
+    }
+    char x;
+    CHECK(read(ready[0], &x, 1) == 1);
+    rs_row second = {&p, "ascend910", &c48, "sim", "ok", 900, "cycles", NULL, false};
+    CHECK(j && rs_journal_append(j, &second, err, sizeof err)); /* still held: the waiter sees it */
+    CHECK(rs_journal_close(j, err, sizeof err));
+    int status = -1;
+    CHECK(waitpid(child, &status, 0) == child);
+    CHECK_INT(WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status), 0);
+    close(ready[0]);
+    close(ready[1]);
+
+    /* kill -9 of the holder: the kernel drops its lock. */
+    CHECK(pipe(ready) == 0);
+    fflush(NULL);
+    if ((child = fork()) == 0) {
+        rs_cache *cc = NULL;
+        if (!rs_journal_open(path, &sig, &cc, err, sizeof err) || write(ready[1], "x", 1) != 1)
+            _exit(1);
+        for (;;)
+            pause();
+    }
+    CHECK(read(ready[0], &x, 1) == 1);
+    rs_journal_opts o = {0};
+    CHECK(rs_journal_open_with(path, &sig, &o, &c, err, sizeof err) == NULL);
+    CHECK_INT(o.holder, child);
+    kill(child, SIGKILL);
+    CHECK(waitpid(child, &status, 0) == child);
+    j = rs_journal_open_with(path, &sig, &o, &c, err, sizeof err);
+    CHECK(j != NULL && rs_cache_size(c) == 2 && o.holder == 0);
+    if (j)
+        CHECK(rs_journal_close(j, err, sizeof err));
+    rs_cache_free(c);
+    close(ready[0]);
+    close(ready[1]);
+}
+
+/* A journal that is not a regular file gets the header and the rows, no
+ * sidecar, and is not locked (two runs may share /dev/null). */
+static void through(void)
+{
+    const char *path = at("null.csv");
+    char sigpath[600];
+    snprintf(sigpath, sizeof sigpath, "%s.sig", path);
+    CHECK(symlink("/dev/null", path) == 0);
+    rs_signature sig = signature();
+    rs_cache *c1 = NULL, *c2 = NULL;
+    rs_journal *a = rs_journal_open(path, &sig, &c1, err, sizeof err);
+    rs_journal *b = rs_journal_open("/dev/null", &sig, &c2, err, sizeof err);
+    CHECK(a != NULL && b != NULL && rs_cache_size(c1) == 0);
+    sp_problem p = problem();
+    sp_candidate c32 = candidate(32);
+    rs_row row = {&p, "ascend910", &c32, "sim", "ok", 1000, "cycles", NULL, false};
+    CHECK(a && rs_journal_append(a, &row, err, sizeof err));
+    CHECK(rs_journal_close(a, err, sizeof err));
+    CHECK(rs_journal_close(b, err, sizeof err));
+    rs_cache_free(c1);
+    rs_cache_free(c2);
+    CHECK(access(sigpath, F_OK) != 0);
+
+    /* A FIFO: what its reader gets is the journal. */
+    const char *fifo = at("fifo.csv");
+    CHECK(mkfifo(fifo, 0666) == 0);
+    int got[2];
+    CHECK(pipe(got) == 0);
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0) { /* the reader: passes on what it reads */
+        close(got[0]);
+        int fd = open(fifo, O_RDONLY);
+        char buf[4096];
+        ssize_t n;
+        while (fd >= 0 && (n = read(fd, buf, sizeof buf)) > 0)
+            if (write(got[1], buf, (size_t)n) != n)
+                _exit(1);
+        _exit(fd < 0);
+    }
+    close(got[1]);
+    a = rs_journal_open(fifo, &sig, &c1, err, sizeof err);
+    CHECK(a != NULL);
+    CHECK(a && rs_journal_append(a, &row, err, sizeof err));
+    CHECK(rs_journal_close(a, err, sizeof err));
+    rs_cache_free(c1);
+    char text[4096] = "";
+    size_t len = 0;
+    for (ssize_t n; len + 1 < sizeof text && (n = read(got[0], text + len, sizeof text - 1 - len)) > 0;)
+        len += (size_t)n;
+    text[len] = '\0';
+    close(got[0]);
+    int status;
+    CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    char want[4096];
+    snprintf(want, sizeof want, "%s%s", header,
+             "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234.4,sim,ok,1000,cycles,,search\n");
+    CHECK_STR(text, want);
+    snprintf(sigpath, sizeof sigpath, "%s.sig", fifo);
+    CHECK(access(sigpath, F_OK) != 0);
+}
+
 static void hashes(void)
 {
     char h[17];
@@ -435,6 +570,8 @@ int main(void)
     new_and_resume();
     foreign();
     malformed();
+    locked();
+    through();
     fresh();
     unwritable();
     many();

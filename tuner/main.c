@@ -26,8 +26,9 @@ static int help(void)
 {
     printf("npu-tune %s — autotuner for matrix kernels on NPU-style accelerators\n\n"
            "usage:\n"
-           "  npu-tune [--quiet] [--format text|csv] [--seed N] SCRIPT.lua\n"
-           "                                      run the script's tuning\n"
+           "  npu-tune [--quiet] [--format text|csv] [--seed N] [--wait] SCRIPT.lua\n"
+           "                                      run the script's tuning (--wait: queue behind\n"
+           "                                      another run on the same journal)\n"
            "  npu-tune model --target T --shape MxNxK [--batch B] [--dtype fp16|int8|fp32|bf16]\n"
            "                 [--strategy IS|WS|OS] [--tile mxnxk] [--double-buffer on|off]\n"
            "                 [--cores C] [--split M|N|MN] [--micro MRxNR] [--format text|csv]\n"

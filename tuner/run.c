@@ -576,14 +576,17 @@ static void summary(const tn_session *r, const plan *pls, size_t np)
 
 static int usage(const char *why)
 {
-    return tn_usage(NULL, "usage: npu-tune [--quiet] [--format text|csv] [--seed N] SCRIPT.lua\n", why);
+    return tn_usage(NULL, "usage: npu-tune [--quiet] [--format text|csv] [--seed N] [--wait] SCRIPT.lua\n", why);
 }
 
 /* The files of a run must be distinct (rs_paths_distinct): the script, the
- * journal with its sidecar and kernel directory, the table. */
+ * journal with its sidecar and kernel directory, the table. A journal that
+ * is written through (/dev/null) has neither: its kernels go where the
+ * backend puts them by default (workdir NULL). */
 static bool check_files(const char *script, const ls_tune *tu, char *workdir, size_t len,
                         char *err, size_t errlen)
 {
+    bool through = rs_written_through(tu->results);
     char sig[4096];
     if (strlen(tu->results) + sizeof ".kernels" > (len < sizeof sig ? len : sizeof sig)) {
         snprintf(err, errlen, "results path '%.64s...' is too long", tu->results);
@@ -593,10 +596,32 @@ static bool check_files(const char *script, const ls_tune *tu, char *workdir, si
     snprintf(workdir, len, "%s.kernels", tu->results);
     const rs_file files[] = {{"script", script, false},
                              {"results journal", tu->results, true},
-                             {"journal's sidecar", sig, true},
-                             {"kernel directory", workdir, true},
+                             {"journal's sidecar", through ? NULL : sig, true},
+                             {"kernel directory", through ? NULL : workdir, true},
                              {"table", tu->table, true}};
+    if (through)
+        workdir[0] = '\0';
     return rs_paths_distinct(files, sizeof files / sizeof files[0], err, errlen);
+}
+
+/* Opens the run's journal, locked: if another run holds it, fails naming
+ * it, or with --wait says so (unless --quiet) and waits for it. */
+static bool open_journal(tn_session *r, const rs_signature *sig, bool wait, char *err,
+                         size_t errlen)
+{
+    const ls_tune *tu = ls_tune_get(r->script);
+    rs_journal_opts o = {0};
+    r->journal = rs_journal_open_with(tu->results, sig, &o, &r->cache, err, errlen);
+    if (!r->journal && o.holder && wait) {
+        if (!r->quiet)
+            tn_error("%s; waiting for it", err);
+        o.wait = true;
+        r->journal = rs_journal_open_with(tu->results, sig, &o, &r->cache, err, errlen);
+    } else if (!r->journal && o.holder) {
+        size_t n = strlen(err);
+        snprintf(err + n, errlen - n, "; wait for it or pass --wait");
+    }
+    return r->journal != NULL;
 }
 
 int tn_run(int argc, char **argv)
@@ -604,16 +629,19 @@ int tn_run(int argc, char **argv)
     static const struct option opts[] = {{"quiet", no_argument, 0, 'q'},
                                          {"format", required_argument, 0, 'f'},
                                          {"seed", required_argument, 0, 's'},
+                                         {"wait", no_argument, 0, 'w'},
                                          {0, 0, 0, 0}};
     tn_session r = {0};
     long long seed = -1;
     int o;
+    bool wait = false;
     char why[160];
     opterr = 0;
     optind = 1;
     while ((o = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
         switch (o) {
         case 'q': r.quiet = 1; break;
+        case 'w': wait = true; break;
         case 'f':
             if (strcmp(optarg, "text") && strcmp(optarg, "csv"))
                 return snprintf(why, sizeof why, "--format '%s' is not text or csv", optarg), usage(why);
@@ -666,10 +694,10 @@ int tn_run(int argc, char **argv)
     char workdir[4096];
     if (!check_files(path, tu, workdir, sizeof workdir, err, sizeof err))
         goto fail;
-    ms_settings mset = {.command = tu->command, .timeout = tu->timeout, .workdir = workdir,
-                        .no_verify = !tu->verify};
+    ms_settings mset = {.command = tu->command, .timeout = tu->timeout,
+                        .workdir = *workdir ? workdir : NULL, .no_verify = !tu->verify};
     if (!(r.backend = ms_open(tu->measure, &mset, err, sizeof err)) ||
-        !(r.journal = rs_journal_open(tu->results, &sig, &r.cache, err, sizeof err)))
+        !open_journal(&r, &sig, wait, err, sizeof err))
         goto fail;
     r.np = np;
     if (strcmp(r.backend->name, "host") == 0) {
@@ -691,12 +719,13 @@ int tn_run(int argc, char **argv)
         }
     }
     tn_progress_end(&r);
-    if (!rs_journal_close(r.journal, err, sizeof err)) {
-        r.journal = NULL;
-        goto fail;
-    }
-    r.journal = NULL;
+    /* the table written while the journal is still locked, so that runs
+     * waiting for it see both */
     if (!rs_table_write(tu->table, &sig, rows, nrows, err, sizeof err))
+        goto fail;
+    bool closed = rs_journal_close(r.journal, err, sizeof err);
+    r.journal = NULL;
+    if (!closed)
         goto fail;
     summary(&r, pls, np);
     rc = nrows == np ? TN_OK : TN_ERROR;

@@ -5,7 +5,7 @@
 
 enum { TN_OK = 0, TN_ERROR = 1, TN_USAGE = 2, TN_HELP = -1 };
 
-/* npu-tune [--quiet] SCRIPT.lua: enumerate, rank, measure, journal, table. */
+/* npu-tune [--quiet] [--wait] SCRIPT.lua: enumerate, rank, measure, journal, table. */
 int tn_run(int argc, char **argv);
 
 /* npu-tune model --target T --shape MxNxK [...]: explain one config, or the
