@@ -265,7 +265,7 @@ static bool parse_row(char *line, bool journal, int want, rs_entry *e, const cha
         measured = J_MEASURED, unit = J_UNIT;
         if ((*f[J_LOAD] && !real(&w, J_LOAD, f[J_LOAD], &ignored)) ||
             (*f[J_EST] && !real(&w, J_EST, f[J_EST], &ignored)) ||
-            !text(&w, J_BACKEND, f[J_BACKEND], NULL, SIZE_MAX) ||
+            !text(&w, J_BACKEND, f[J_BACKEND], e->backend, sizeof e->backend) ||
             !text(&w, J_STATUS, f[J_STATUS], e->status, sizeof e->status))
             return false;
         if (strcmp(f[J_ROUND], "search") && strcmp(f[J_ROUND], "final") &&

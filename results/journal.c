@@ -64,8 +64,11 @@ static bool read_sig(const char *sigpath, rs_signature *s, char *err, size_t err
             ok = false;
             break;
         }
-        if (nl)
+        if (nl) {
             *nl = '\0';
+            if (nl > line && nl[-1] == '\r') /* an editor's CRLF line end */
+                nl[-1] = '\0';
+        }
         if (!eq) {
             snprintf(err, errlen, "%s:%ld: not a key=value line", sigpath, n);
             ok = false;
@@ -175,10 +178,80 @@ static bool start(const char *path, const char *sigpath, int fd, const rs_signat
     return ok;
 }
 
-/* Reads the rows of buf (the whole file, NUL-terminated) into c; *keep is
- * the length of its complete lines (a torn last line is not kept). */
-static bool read_rows(const char *path, char *buf, size_t len, rs_cache *c, size_t *keep,
-                      char *err, size_t errlen)
+/* ---- the rows of a resumed journal must be this run's ---- */
+
+typedef struct {
+    const rs_signature *sig;
+    const sp_problem **problems; /* sorted by problem_cmp; NULL: not checked */
+    size_t np;
+    char unit[8];                /* of the first ok row, "" before it */
+    long unit_line;
+} rules;
+
+/* Orders problems by name, shape, batch, then dtype (when `dtype`). */
+static int problem_key(const sp_problem *a, const sp_problem *b, bool dtype)
+{
+    int c = strcmp(a->name, b->name);
+    const int64_t x[] = {a->M, a->N, a->K, a->batch, dtype ? a->dtype : 0};
+    const int64_t y[] = {b->M, b->N, b->K, b->batch, dtype ? b->dtype : 0};
+    for (size_t i = 0; !c && i < sizeof x / sizeof x[0]; i++)
+        c = (x[i] > y[i]) - (x[i] < y[i]);
+    return c;
+}
+static int problem_cmp(const void *a, const void *b)
+{
+    return problem_key(*(const sp_problem *const *)a, *(const sp_problem *const *)b, true);
+}
+static int shape_cmp(const void *a, const void *b)
+{
+    return problem_key(*(const sp_problem *const *)a, *(const sp_problem *const *)b, false);
+}
+
+/* A row must be of this run's target, backend and problems, and an ok row
+ * in the unit of the journal's other ok rows; "PATH:LINE: ..." otherwise. */
+static bool check_row(const char *path, const rs_entry *e, rules *r, char *err, size_t errlen)
+{
+    const sp_problem *p = &e->problem, *key = p;
+    const char *dtype = sp_dtype_name(p->dtype);
+    if (strcmp(e->target, r->sig->target) != 0) {
+        snprintf(err, errlen, "%s:%ld: row is for target %s, this run is for %s", path, e->line,
+                 e->target, r->sig->target);
+        return false;
+    }
+    if (strcmp(e->backend, r->sig->measure) != 0) {
+        snprintf(err, errlen, "%s:%ld: row was measured with %s, this run measures with %s",
+                 path, e->line, e->backend, r->sig->measure);
+        return false;
+    }
+    if (strcmp(e->status, "ok") == 0 && !r->unit[0]) {
+        strcpy(r->unit, e->unit);
+        r->unit_line = e->line;
+    } else if (strcmp(e->status, "ok") == 0 && strcmp(e->unit, r->unit) != 0) {
+        snprintf(err, errlen, "%s:%ld: row is in %s, line %ld is in %s; a journal holds one unit",
+                 path, e->line, e->unit, r->unit_line, r->unit);
+        return false;
+    }
+    if (!r->problems || bsearch(&key, r->problems, r->np, sizeof key, problem_cmp))
+        return true;
+    const sp_problem *const *run = bsearch(&key, r->problems, r->np, sizeof key, shape_cmp);
+    if (run)
+        snprintf(err, errlen, "%s:%ld: row is for %s %lldx%lldx%lld batch %lld in %s, this run "
+                 "tunes it in %s",
+                 path, e->line, p->name, (long long)p->M, (long long)p->N, (long long)p->K,
+                 (long long)p->batch, dtype, sp_dtype_name((*run)->dtype));
+    else
+        snprintf(err, errlen, "%s:%ld: row is for %s %lldx%lldx%lld batch %lld, which this run "
+                 "does not tune",
+                 path, e->line, p->name, (long long)p->M, (long long)p->N, (long long)p->K,
+                 (long long)p->batch);
+    return false;
+}
+
+/* Reads the rows of buf (the whole file, NUL-terminated) into c, each
+ * checked against r; *keep is the length of its complete lines (a torn last
+ * line is not kept). */
+static bool read_rows(const char *path, char *buf, size_t len, rules *r, rs_cache *c,
+                      size_t *keep, char *err, size_t errlen)
 {
     size_t hn = strlen(rs_journal_header);
     char *nl = memchr(buf, '\n', len);
@@ -193,7 +266,8 @@ static bool read_rows(const char *path, char *buf, size_t len, rs_cache *c, size
             break; /* torn: the last write of a killed run */
         *nl = '\0';
         rs_entry e;
-        if (!rs_parse_row(line, true, &e, path, lineno, err, errlen))
+        if (!rs_parse_row(line, true, &e, path, lineno, err, errlen) ||
+            !check_row(path, &e, r, err, errlen))
             return false;
         if (!rs_cache_put(c, &e)) {
             snprintf(err, errlen, "%s:%ld: out of memory", path, lineno);
@@ -207,7 +281,7 @@ static bool read_rows(const char *path, char *buf, size_t len, rs_cache *c, size
 /* Resumes the journal in fd: checks the sidecar, reads the rows and cuts off
  * a torn last line. */
 static bool resume(const char *path, const char *sigpath, int fd, char *buf, size_t len,
-                   const rs_signature *sig, rs_cache *c, char *err, size_t errlen)
+                   rules *r, rs_cache *c, char *err, size_t errlen)
 {
     rs_signature old;
     if (access(sigpath, F_OK) != 0 && errno == ENOENT) {
@@ -216,8 +290,8 @@ static bool resume(const char *path, const char *sigpath, int fd, char *buf, siz
         return false;
     }
     size_t keep;
-    if (!read_sig(sigpath, &old, err, errlen) || !same_origin(path, &old, sig, err, errlen) ||
-        !read_rows(path, buf, len, c, &keep, err, errlen))
+    if (!read_sig(sigpath, &old, err, errlen) || !same_origin(path, &old, r->sig, err, errlen) ||
+        !read_rows(path, buf, len, r, c, &keep, err, errlen))
         return false;
     if (keep < len && ftruncate(fd, (off_t)keep) != 0) {
         snprintf(err, errlen, "cannot cut the torn last line off '%s': %s", path,
@@ -240,13 +314,20 @@ rs_journal *rs_journal_open_with(const char *path, const rs_signature *sig,
                                  rs_journal_opts *o, rs_cache **cache, char *err, size_t errlen)
 {
     *cache = NULL;
-    size_t plen = strlen(path);
+    size_t plen = strlen(path), np = o && o->problems ? o->nproblems : 0;
     rs_journal *j = calloc(1, sizeof *j);
     char *sigpath = malloc(plen + 5), *buf = NULL;
     rs_cache *c = rs_cache_new();
-    if (!j || !sigpath || !c || !(j->path = strdup(path))) {
+    rules r = {.sig = sig, .np = np};
+    if (o && o->problems)
+        r.problems = malloc((np ? np : 1) * sizeof *r.problems);
+    if (!j || !sigpath || !c || (o && o->problems && !r.problems) || !(j->path = strdup(path))) {
         snprintf(err, errlen, "cannot open '%s': out of memory", path);
         goto fail;
+    }
+    if (r.problems) {
+        memcpy(r.problems, o->problems, np * sizeof *r.problems);
+        qsort(r.problems, np, sizeof *r.problems, problem_cmp);
     }
     memcpy(sigpath, path, plen);
     memcpy(sigpath + plen, ".sig", 5);
@@ -273,11 +354,12 @@ rs_journal *rs_journal_open_with(const char *path, const rs_signature *sig,
         }
         if (!start(path, through ? NULL : sigpath, fd, sig, err, errlen))
             goto fail_fd;
-    } else if (!resume(path, sigpath, fd, buf, len, sig, c, err, errlen)) {
+    } else if (!resume(path, sigpath, fd, buf, len, &r, c, err, errlen)) {
         goto fail_fd;
     }
     free(buf);
     free(sigpath);
+    free(r.problems);
     j->fd = fd;
     *cache = c;
     return j;
@@ -288,6 +370,7 @@ fail_fd:
 fail:
     free(buf);
     free(sigpath);
+    free(r.problems);
     rs_cache_free(c);
     if (j)
         free(j->path);

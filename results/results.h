@@ -53,6 +53,7 @@ typedef struct {
     char round[8];     /* journal: "search", "final" or "verify"; table: "" */
     int verified;      /* table: 1 checked against a reference, 0 not, -1 not known
                         * (format 1 tables did not say) */
+    char backend[32];  /* journal: the backend that measured it; table: "" */
     long line;         /* the line of its file it was read from */
 } rs_entry;
 
@@ -70,12 +71,13 @@ typedef struct rs_journal rs_journal;
  * (path + ".sig") and the CSV header. An existing one is resumed: its
  * sidecar must match sig (else an error naming the field that differs and
  * both values), its header must be the journal header, every complete row
- * must parse (else "PATH:LINE: ..."); a torn last line (no newline, from a
- * kill) is dropped and cut off the file. *cache receives the rows read (an
- * empty cache for a new journal). NULL with a one-line reason otherwise;
- * nothing is used from a journal that failed to read, and a journal this
- * call created is removed again. The journal is locked until it is closed
- * (or the process dies): another process's open fails (see rs_journal_opts).
+ * must parse and be of sig's target and backend, and the ok rows of one
+ * unit (else "PATH:LINE: ..."); a torn last line (no newline, from a kill)
+ * is dropped and cut off the file. *cache receives the rows read (an empty
+ * cache for a new journal). NULL with a one-line reason otherwise; nothing
+ * is used from a journal that failed to read, and a journal this call
+ * created is removed again. The journal is locked until it is closed (or
+ * the process dies): another process's open fails (see rs_journal_opts).
  * A path that is not a regular file (rs_written_through: /dev/null, a
  * FIFO) gets the header and the rows only: no sidecar, no resume, no lock. */
 rs_journal *rs_journal_open(const char *path, const rs_signature *sig, rs_cache **cache,
@@ -84,6 +86,8 @@ rs_journal *rs_journal_open(const char *path, const rs_signature *sig, rs_cache 
 /* What rs_journal_open_with does beyond rs_journal_open. */
 typedef struct {
     bool wait;    /* another process holds the journal: wait until it is done */
+    const sp_problem *const *problems; /* the run's: a row of any other problem (name,  */
+    size_t nproblems;                  /* shape, batch, dtype) is refused; NULL: any */
     long holder;  /* out: when the open failed because another process holds the
                    * journal (and not `wait`), its pid; else 0 */
 } rs_journal_opts;

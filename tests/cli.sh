@@ -233,6 +233,30 @@ if cmp -s "$work/same/K.npu" "$work/same/K.orig"; then ok; else bad "the kernel 
 run 1 plot results/bert.csv -o results/bert.csv
 same "plot over its journal" "$err" "npu-tune: plot: plot directory 'results/bert.csv' is the results journal results/bert.csv; choose another path"
 
+# --- issue 22: journal rows that are not this run's are refused, nothing resumed ---
+mkdir -p "$work/rows"
+printf 'target "ascend910"\nmatmul { name = "s", shapes = { {64, 64, 64} } }\ntune { measure = "model", budget = 3, results = "rows/r.csv", table = "rows/r-table.csv" }\n' >"$work/rows/r.lua"
+run 0 --quiet rows/r.lua
+cp "$work/rows/r.csv" "$work/rows/r.orig"
+foreign_row() { # WHAT SED-SCRIPT MESSAGE: the journal edited so is refused, left as it is
+    cp "$work/rows/r.orig" "$work/rows/r.csv"
+    sed -i "$2" "$work/rows/r.csv"
+    cp "$work/rows/r.csv" "$work/rows/r.edited"
+    run 1 --quiet rows/r.lua
+    same "row of another $1" "$err" "npu-tune: rows/r.csv:$3"
+    if cmp -s "$work/rows/r.csv" "$work/rows/r.edited"; then ok; else bad "refused journal changed"; fi
+}
+foreign_row target '3s/,ascend910,/,ascend310,/' "3: row is for target ascend310, this run is for ascend910"
+foreign_row backend '2s/,model,/,sim,/' "2: row was measured with sim, this run measures with model"
+foreign_row unit '4s/,cycles,/,s,/' "4: row is in s, line 2 is in cycles; a journal holds one unit"
+foreign_row dtype '2s/^s,64,64,64,1,fp16,/s,64,64,64,1,int8,/' "2: row is for s 64x64x64 batch 1 in int8, this run tunes it in fp16"
+foreign_row problem '4{p;s/^s,64,/t,64,/}' "5: row is for t 64x64x64 batch 1, which this run does not tune"
+cp "$work/rows/r.orig" "$work/rows/r.csv"
+tr -d '\r' <"$work/rows/r.csv.sig" | sed 's/$/\r/' >"$work/rows/sig.crlf"
+mv "$work/rows/sig.crlf" "$work/rows/r.csv.sig"
+run 0 --quiet rows/r.lua
+same "a sidecar with CRLF line ends resumes" "$err" ""
+
 # --- issue 22: a journal that is not a regular file: written through, no sidecar, no lock ---
 mkdir -p "$work/dev"
 ln -s /dev/null "$work/dev/null.csv"

@@ -1,6 +1,6 @@
 /* test_journal.c — the results journal: sidecar and header of a new journal,
- * resume into the cache, torn last lines, refusing foreign or malformed files,
- * one process per journal (its lock), and journals that are not files. */
+ * resume into the cache, torn last lines, refusing foreign or malformed files and
+ * rows, one process per journal (its lock), and journals that are not files. */
 #define _XOPEN_SOURCE 700
 #include <fcntl.h>
 #include <math.h>
@@ -82,7 +82,7 @@ static void new_and_resume(void)
     sp_problem p = problem();
     sp_candidate c32 = candidate(32), c48 = candidate(48), c64 = candidate(64);
     rs_row ok = {&p, "ascend910", &c32, "sim", "ok", 1234.4, "cycles", NULL, false};
-    rs_row wrong = {&p, "ascend910", &c48, "host", "wrong", 0.5, "s", NULL, false};
+    rs_row wrong = {&p, "ascend910", &c48, "sim", "wrong", 0.5, "s", NULL, false}; /* unit: ignored */
     CHECK(rs_journal_append(j, &ok, err, sizeof err));
     CHECK(rs_journal_append(j, &wrong, err, sizeof err));
     CHECK(rs_journal_close(j, err, sizeof err));
@@ -90,7 +90,7 @@ static void new_and_resume(void)
     char want[8192];
     snprintf(want, sizeof want, "%s%s", header,
              "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234.4,sim,ok,1234.4,cycles,,search\n"
-             "tiny,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234.4,host,wrong,,s,,search\n");
+             "tiny,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234.4,sim,wrong,,s,,search\n");
     CHECK_STR(slurp(path), want);
 
     /* Resume: the rows come back; a different version is fine. */
@@ -246,8 +246,9 @@ static void foreign(void)
     CHECK_STR(err, want);
 }
 
-/* Writes a journal with its sidecar by hand and tries to resume it. */
-static const char *resume_text(const char *name, const char *text)
+/* Writes a journal with its sidecar by hand and tries to resume it with
+ * options o (may be NULL): "ok ROWS" or the error after the path. */
+static const char *resume_with(const char *name, const char *text, rs_journal_opts *o)
 {
     const char *path = at(name);
     char sigpath[600];
@@ -256,7 +257,10 @@ static const char *resume_text(const char *name, const char *text)
                  "target_sig=1a2b3c4d5e6f7081\nspace_sig=0011223344556677\nmeasure=sim\n", "w");
     put(path, text, "w");
     rs_signature sig = signature();
-    rs_cache *c = reopen(path, &sig);
+    rs_cache *c = NULL;
+    rs_journal *j = rs_journal_open_with(path, &sig, o, &c, err, sizeof err);
+    if (j)
+        CHECK(rs_journal_close(j, err, sizeof err));
     size_t n = rs_cache_size(c);
     rs_cache_free(c);
     static char result[1200];
@@ -265,6 +269,50 @@ static const char *resume_text(const char *name, const char *text)
     else
         snprintf(result, sizeof result, "%s", err + strlen(path));
     return result;
+}
+
+static const char *resume_text(const char *name, const char *text)
+{
+    return resume_with(name, text, NULL);
+}
+
+/* Rows of another target, backend, unit or problem are refused, the file
+ * untouched: the sidecar does not cover what a row says. */
+static void foreign_rows(void)
+{
+    const char *row = "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search\n";
+    struct {
+        const char *row, *msg;
+    } bad[] = {
+        {"tiny,100,50,40,2,fp16,ascend310,OS,48,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search\n",
+         ":3: row is for target ascend310, this run is for ascend910"},
+        {"tiny,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234,host,ok,1234,cycles,,search\n",
+         ":3: row was measured with host, this run measures with sim"},
+        {"tiny,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234,sim,ok,0.5,s,,final\n",
+         ":3: row is in s, line 2 is in cycles; a journal holds one unit"},
+        {"tiny,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234,sim,crash,,s,,search\n",
+         NULL}, /* a failed row's unit says nothing */
+        {"tiny,100,50,40,2,int8,ascend910,OS,48,32,32,1,1,M,46080,1234,sim,ok,1234,cycles,,search\n",
+         ":3: row is for tiny 100x50x40 batch 2 in int8, this run tunes it in fp16"},
+        {"tiny,100,50,40,1,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search\n",
+         ":3: row is for tiny 100x50x40 batch 1, which this run does not tune"},
+        {"tinx,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search\n",
+         ":3: row is for tinx 100x50x40 batch 2, which this run does not tune"},
+    };
+    sp_problem p = problem(), q = fx_problem(64, 64, 64, 1, SP_INT8);
+    strcpy(q.name, "other");
+    const sp_problem *run[] = {&q, &p};
+    rs_journal_opts o = {.problems = run, .nproblems = 2};
+    char text[4096], kept[4096];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(text, sizeof text, "%s%s%s", header, row, bad[i].row);
+        CHECK_STR(resume_with("rows.csv", text, &o), bad[i].msg ? bad[i].msg : "ok 2");
+        snprintf(kept, sizeof kept, "%s", slurp(at("rows.csv")));
+        CHECK_STR(kept, text);
+    }
+    /* Without the run's problems, only target, backend and unit are checked. */
+    snprintf(text, sizeof text, "%s%s%s", header, row, bad[6].row);
+    CHECK_STR(resume_text("rows.csv", text), "ok 2");
 }
 
 static void malformed(void)
@@ -487,6 +535,21 @@ static void locked(void)
     close(ready[1]);
 }
 
+/* A sidecar an editor saved with CRLF line ends resumes. */
+static void crlf(void)
+{
+    const char *path = at("crlf.csv");
+    char sigpath[600];
+    snprintf(sigpath, sizeof sigpath, "%s.sig", path);
+    put(sigpath, "version=0.1.0\r\nscript=examples/bert.lua\r\ntarget=ascend910\r\n"
+                 "target_sig=1a2b3c4d5e6f7081\r\nspace_sig=0011223344556677\r\nmeasure=sim\r\n", "w");
+    put(path, header, "w");
+    rs_signature sig = signature();
+    rs_cache *c = reopen(path, &sig);
+    CHECK(c != NULL);
+    rs_cache_free(c);
+}
+
 /* A journal that is not a regular file gets the header and the rows, no
  * sidecar, and is not locked (two runs may share /dev/null). */
 static void through(void)
@@ -570,7 +633,9 @@ int main(void)
     new_and_resume();
     foreign();
     malformed();
+    foreign_rows();
     locked();
+    crlf();
     through();
     fresh();
     unwritable();

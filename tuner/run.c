@@ -604,13 +604,21 @@ static bool check_files(const char *script, const ls_tune *tu, char *workdir, si
     return rs_paths_distinct(files, sizeof files / sizeof files[0], err, errlen);
 }
 
-/* Opens the run's journal, locked: if another run holds it, fails naming
- * it, or with --wait says so (unless --quiet) and waits for it. */
-static bool open_journal(tn_session *r, const rs_signature *sig, bool wait, char *err,
-                         size_t errlen)
+/* Opens the run's journal (locked, its rows checked against the run's
+ * problems): if another run holds it, fails naming it, or with --wait says
+ * so (unless --quiet) and waits for it. */
+static bool open_journal(tn_session *r, const plan *pls, size_t np, const rs_signature *sig,
+                         bool wait, char *err, size_t errlen)
 {
     const ls_tune *tu = ls_tune_get(r->script);
-    rs_journal_opts o = {0};
+    const sp_problem **run = malloc((np ? np : 1) * sizeof *run);
+    if (!run) {
+        snprintf(err, errlen, "out of memory");
+        return false;
+    }
+    for (size_t i = 0; i < np; i++)
+        run[i] = pls[i].p;
+    rs_journal_opts o = {.problems = run, .nproblems = np};
     r->journal = rs_journal_open_with(tu->results, sig, &o, &r->cache, err, errlen);
     if (!r->journal && o.holder && wait) {
         if (!r->quiet)
@@ -621,6 +629,7 @@ static bool open_journal(tn_session *r, const rs_signature *sig, bool wait, char
         size_t n = strlen(err);
         snprintf(err + n, errlen - n, "; wait for it or pass --wait");
     }
+    free(run);
     return r->journal != NULL;
 }
 
@@ -697,7 +706,7 @@ int tn_run(int argc, char **argv)
     ms_settings mset = {.command = tu->command, .timeout = tu->timeout,
                         .workdir = *workdir ? workdir : NULL, .no_verify = !tu->verify};
     if (!(r.backend = ms_open(tu->measure, &mset, err, sizeof err)) ||
-        !open_journal(&r, &sig, wait, err, sizeof err))
+        !open_journal(&r, pls, np, &sig, wait, err, sizeof err))
         goto fail;
     r.np = np;
     if (strcmp(r.backend->name, "host") == 0) {
