@@ -552,9 +552,9 @@ static void cmd_measure(ms_backend *b, const sp_target *t, const sp_problem *p,
                      line);
         } else {
             int expected = UNIT_UNDECIDED;
-            if (atomic_compare_exchange_strong(&st->unit, &expected, unit))
-                b->unit = unit_name(unit);
-            else if (expected != unit) {
+            if (atomic_compare_exchange_strong(&st->unit, &expected, unit) || expected == unit)
+                b->unit = unit_name(unit); /* before this answer is journaled */
+            else {
                 snprintf(why, sizeof why, "mixed units: printed '%.60s' (%s) but this run measures in %s",
                          line, unit_name(unit), unit_name(expected));
                 unit = UNIT_UNDECIDED;
@@ -646,6 +646,23 @@ static void cmd_verify(ms_backend *b, const sp_target *t, const sp_problem *p,
     free(got);
     free(r);
     free(in);
+}
+
+/* The command backend learns its unit from the first answer, or here; the
+ * others measure in theirs. */
+bool ms_backend_fix_unit(ms_backend *b, const char *unit)
+{
+    int u = strcmp(unit, "cycles") == 0 ? UNIT_CYCLES : strcmp(unit, "s") == 0 ? UNIT_SECONDS
+                                                                                : UNIT_UNDECIDED;
+    if (b->measure != cmd_measure)
+        return strcmp(b->unit, unit) == 0;
+    state *st = b->state;
+    int expected = UNIT_UNDECIDED;
+    if (u == UNIT_UNDECIDED ||
+        (!atomic_compare_exchange_strong(&st->unit, &expected, u) && expected != u))
+        return false;
+    b->unit = unit_name(u);
+    return true;
 }
 
 static void cmd_close(ms_backend *b)

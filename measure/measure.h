@@ -191,6 +191,13 @@ void ms_measure_all(ms_backend *b, const sp_target *t, const sp_problem *p,
                     const sp_candidate *c, size_t n, ms_measurement *out, ms_done_fn done,
                     void *ctx);
 
+/* Fixes the unit b measures in ("cycles" or "s", as a resumed journal's rows
+ * say) before it measures anything: a backend that learns its unit from its
+ * first answer (command) takes it, and an answer in the other unit then
+ * fails that candidate ("mixed units"); the others measure in their own.
+ * False if b does not measure in unit. */
+bool ms_backend_fix_unit(ms_backend *b, const char *unit);
+
 void ms_close(ms_backend *b);
 
 /* "ok", "wrong", "timeout", "crash", "illegal". */

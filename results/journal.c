@@ -15,6 +15,8 @@ struct rs_journal {
     char *path;
     char *row;       /* formatting buffer of one row */
     size_t rowcap;
+    char unit[8];    /* the unit of the ok rows read, "" if none */
+    long unit_line;  /* the first of them */
 };
 
 static const char move_away[] = "move it away or choose another results path";
@@ -361,6 +363,8 @@ rs_journal *rs_journal_open_with(const char *path, const rs_signature *sig,
     free(sigpath);
     free(r.problems);
     j->fd = fd;
+    memcpy(j->unit, r.unit, sizeof j->unit);
+    j->unit_line = r.unit_line;
     *cache = c;
     return j;
 fail_fd:
@@ -376,6 +380,13 @@ fail:
         free(j->path);
     free(j);
     return NULL;
+}
+
+const char *rs_journal_unit(const rs_journal *j, long *line)
+{
+    if (line)
+        *line = j->unit_line;
+    return j->unit;
 }
 
 /* ---- appending ---- */

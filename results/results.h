@@ -98,6 +98,10 @@ rs_journal *rs_journal_open_with(const char *path, const rs_signature *sig,
                                  rs_journal_opts *o, rs_cache **cache, char *err,
                                  size_t errlen);
 
+/* The unit of the ok rows the journal was resumed with ("" if none) and in
+ * *line (may be NULL) the line of the first of them. */
+const char *rs_journal_unit(const rs_journal *j, long *line);
+
 /* Appends one row and flushes it to the OS. False with a reason in err.
  * Not thread-safe: callers serialise. */
 bool rs_journal_append(rs_journal *j, const rs_row *row, char *err, size_t errlen);
@@ -107,7 +111,8 @@ bool rs_journal_append(rs_journal *j, const rs_row *row, char *err, size_t errle
 bool rs_journal_close(rs_journal *j, char *err, size_t errlen);
 
 /* Writes the table (a "# npu-tune table 2 ..." signature line, the CSV
- * header, the rows) to a temporary file and renames it over path. */
+ * header, the rows) to a temporary file and renames it over path. Rows that
+ * are not status ok or not all of one unit are refused (nothing written). */
 bool rs_table_write(const char *path, const rs_signature *sig, const rs_row *rows, size_t n,
                     char *err, size_t errlen);
 

@@ -258,7 +258,8 @@ static bool write_table(FILE *f, void *ctx)
     return true;
 }
 
-/* Checks the signature and rows, then writes the table atomically. */
+/* Checks the signature and rows (measured, of one unit), then writes the
+ * table atomically. */
 bool rs_table_write(const char *path, const rs_signature *sig, const rs_row *rows, size_t n,
                     char *err, size_t errlen)
 {
@@ -279,6 +280,13 @@ bool rs_table_write(const char *path, const rs_signature *sig, const rs_row *row
                      "cannot write '%s': row %zu (problem '%s') is not a measured config "
                      "(status %s); a table holds only status-ok rows",
                      path, i + 1, rows[i].problem->name, rows[i].status);
+            return false;
+        }
+        if (strcmp(rows[i].unit, rows[0].unit) != 0) {
+            snprintf(err, errlen,
+                     "cannot write '%s': row %zu (problem '%s') is in %s, row 1 in %s; a table "
+                     "holds one unit",
+                     path, i + 1, rows[i].problem->name, rows[i].unit, rows[0].unit);
             return false;
         }
     }

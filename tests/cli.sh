@@ -295,4 +295,20 @@ same "waiting run" "$?" "0"
 same "the waiting run measured nothing again" "$(wc -l <"$work/lock/r.csv")" "$rows_after_first"
 if cmp -s "$work/lock/r-table.csv" "$work/lock/first-table.csv"; then ok; else bad "the waiting run changed the table"; fi
 
+# --- issue 22: the unit of a resumed board run comes from its journal ---
+mkdir -p "$work/unit"
+printf 'target "ascend910"\nmatmul { name = "u", shapes = { {64, 64, 64}, {32, 32, 32} } }\ntune { measure = { command = "sh %s $(cat unit/mode) {kernel}" }, budget = 2, verify = false, results = "unit/r.csv", table = "unit/r-table.csv" }\n' "$src/tests/board.sh" >"$work/unit/r.lua"
+echo cycles >"$work/unit/mode"
+run 0 --quiet unit/r.lua
+has "board run in cycles" "$out" "measured in cycles"
+run 0 --quiet unit/r.lua
+has "resumed run in cycles" "$out" "measured in cycles"
+same "resumed table in cycles" "$(tail -n +3 "$work/unit/r-table.csv" | cut -d, -f16 | sort -u)" "cycles"
+# the board now prints microseconds: new answers are refused (mixed units), the table stays in cycles
+echo bytes >"$work/unit/mode"
+sed -i 's/budget = 2/budget = 4/' "$work/unit/r.lua"
+run 0 --quiet unit/r.lua
+same "answers in another unit refused" "$(grep -c ',command,crash,,' "$work/unit/r.csv")" "4"
+same "table stays in cycles" "$(tail -n +3 "$work/unit/r-table.csv" | cut -d, -f16 | sort -u)" "cycles"
+
 finish

@@ -313,6 +313,29 @@ static void foreign_rows(void)
     /* Without the run's problems, only target, backend and unit are checked. */
     snprintf(text, sizeof text, "%s%s%s", header, row, bad[6].row);
     CHECK_STR(resume_text("rows.csv", text), "ok 2");
+    /* The unit of the ok rows is the journal's. */
+    rs_signature sig = signature();
+    rs_cache *c = NULL;
+    snprintf(text, sizeof text, "%s%s%s", header,
+             "tiny,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234,sim,timeout,,s,,search\n",
+             row);
+    put(at("rows.csv"), text, "w");
+    rs_journal *j = rs_journal_open_with(at("rows.csv"), &sig, &o, &c, err, sizeof err);
+    CHECK(j != NULL);
+    long line = 0;
+    if (j) {
+        CHECK_STR(rs_journal_unit(j, &line), "cycles");
+        CHECK_INT(line, 3);
+        CHECK(rs_journal_close(j, err, sizeof err));
+    }
+    rs_cache_free(c);
+    j = rs_journal_open(at("unit.csv"), &sig, &c, err, sizeof err);
+    CHECK(j != NULL);
+    if (j) {
+        CHECK_STR(rs_journal_unit(j, NULL), "");
+        CHECK(rs_journal_close(j, err, sizeof err));
+    }
+    rs_cache_free(c);
 }
 
 static void malformed(void)

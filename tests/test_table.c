@@ -177,8 +177,21 @@ static void round_trip(void)
              "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,1\n"
              "bert,512,3072,768,1,fp16,ascend910,WS,32,32,768,0,8,N,155648,cycles,,1\n");
     CHECK_STR(slurp(path), want);
-    /* Rewriting replaces the whole file and leaves no temporary behind. */
-    CHECK(write_specs(path, all, NSPEC));
+    /* A table holds one unit: the rows in cycles and one in s are refused,
+     * the table left as it was. */
+    CHECK(!write_specs(path, all, NSPEC));
+    char msg[1024];
+    snprintf(msg, sizeof msg,
+             "cannot write '%s': row 7 (problem 'secs') is in s, row 1 in cycles; a table "
+             "holds one unit",
+             path);
+    CHECK_STR(err, msg);
+    CHECK_STR(slurp(path), want);
+    /* Rewriting (all in s) replaces the whole file and leaves no temporary behind. */
+    spec secs[NSPEC];
+    for (int i = 0; i < NSPEC; i++)
+        secs[i] = all[i], secs[i].unit = "s";
+    CHECK(write_specs(path, secs, NSPEC));
     CHECK(!leftover_tmp());
 
     rs_entry *e;
@@ -193,7 +206,7 @@ static void round_trip(void)
     CHECK_STR(sig.space_sig, "0011223344556677");
     CHECK_STR(sig.measure, "sim");
     for (size_t i = 0; e && i < n && i < NSPEC; i++) {
-        const spec *s = &all[i];
+        const spec *s = &secs[i];
         CHECK_STR(e[i].problem.name, s->p.name);
         CHECK(e[i].problem.M == s->p.M && e[i].problem.N == s->p.N &&
               e[i].problem.K == s->p.K && e[i].problem.batch == s->p.batch &&
@@ -220,7 +233,6 @@ static void round_trip(void)
     bad.status = "wrong";
     rs_signature s = signature();
     CHECK(!rs_table_write(path, &s, &bad, 1, err, sizeof err));
-    char msg[1024];
     snprintf(msg, sizeof msg,
              "cannot write '%s': row 1 (problem 'bert') is not a measured config (status "
              "wrong); a table holds only status-ok rows",

@@ -606,7 +606,8 @@ static bool check_files(const char *script, const ls_tune *tu, char *workdir, si
 
 /* Opens the run's journal (locked, its rows checked against the run's
  * problems): if another run holds it, fails naming it, or with --wait says
- * so (unless --quiet) and waits for it. */
+ * so (unless --quiet) and waits for it. Then the backend measures in the
+ * unit of the journal's rows. */
 static bool open_journal(tn_session *r, const plan *pls, size_t np, const rs_signature *sig,
                          bool wait, char *err, size_t errlen)
 {
@@ -630,7 +631,16 @@ static bool open_journal(tn_session *r, const plan *pls, size_t np, const rs_sig
         snprintf(err + n, errlen - n, "; wait for it or pass --wait");
     }
     free(run);
-    return r->journal != NULL;
+    if (!r->journal)
+        return false;
+    long line;
+    const char *unit = rs_journal_unit(r->journal, &line);
+    if (*unit && !ms_backend_fix_unit(r->backend, unit)) {
+        snprintf(err, errlen, "%s:%ld: row is in %s, this run measures in %s", tu->results, line,
+                 unit, r->backend->unit);
+        return false;
+    }
+    return true;
 }
 
 int tn_run(int argc, char **argv)
@@ -722,14 +732,15 @@ int tn_run(int argc, char **argv)
         r.problem = pls[i].p;
         if (!tune_problem(&r, i, &pls[i], err, sizeof err))
             goto fail;
+    }
+    tn_progress_end(&r);
+    /* the rows in the run's unit, known by now; the table written while the
+     * journal is still locked, so that runs waiting for it see both */
+    for (size_t i = 0; i < np; i++)
         if (pls[i].best >= 0) {
             rows[nrows] = row_of(r.script, r.backend, &pls[i], (size_t)pls[i].best, NULL);
             rows[nrows++].verified = r.backend->checked || (r.backend->verify && tu->verify);
         }
-    }
-    tn_progress_end(&r);
-    /* the table written while the journal is still locked, so that runs
-     * waiting for it see both */
     if (!rs_table_write(tu->table, &sig, rows, nrows, err, sizeof err))
         goto fail;
     bool closed = rs_journal_close(r.journal, err, sizeof err);
