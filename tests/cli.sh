@@ -311,4 +311,24 @@ run 0 --quiet unit/r.lua
 same "answers in another unit refused" "$(grep -c ',command,crash,,' "$work/unit/r.csv")" "4"
 same "table stays in cycles" "$(tail -n +3 "$work/unit/r-table.csv" | cut -d, -f16 | sort -u)" "cycles"
 
+# --- issue 22: a write error on standard output is an error of every command ---
+full() { # CMD ARGS...: npu-tune ARGS >/dev/full must exit 1 with one line
+    (cd "$work" && "$bin" "$@" >/dev/full 2>"$work/.err")
+    local rc=$?
+    same "$* >/dev/full: exit" "$rc" "1"
+    same "$* >/dev/full: message" "$(cat "$work/.err")" "npu-tune: cannot write standard output: No space left on device"
+}
+full --help
+full --version
+full model --help
+full model --target ascend910 --shape 512x768x768
+full model --target ascend910 --shape 512x768x768 --format csv
+full model --target ascend910 --shape 512x768x768 --strategy OS --tile 256x256x128
+full sim k/os.npu
+full sim k/os.npu --format csv
+full table --help
+full gen --target ascend910 --shape 64x64x64 --strategy IS --tile 16x16x64
+full --quiet examples/bert.lua
+full --quiet --format csv examples/bert.lua
+
 finish

@@ -1,5 +1,6 @@
 /* main.c — the npu-tune executable: dispatches to the command named by the
  * first argument, or runs a tuning script. */
+#include <errno.h>
 #include <gsl/gsl_errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -47,10 +48,9 @@ static int help(void)
     return TN_OK;
 }
 
-int main(int argc, char **argv)
+/* The command named by argv[1], or the script runner. */
+static int dispatch(int argc, char **argv)
 {
-    gsl_set_error_handler_off();
-    ls_set_host(detect_host);
     if (argc < 2)
         return tn_usage(NULL, "", "a SCRIPT.lua or a command is required");
     const char *cmd = argv[1];
@@ -75,4 +75,23 @@ int main(int argc, char **argv)
         return TN_USAGE;
     }
     return tn_run(argc, argv);
+}
+
+/* Whatever a command printed must have reached standard output: a write
+ * error (a full disk, a closed pipe) is one line and fails the command. The
+ * reason is errno of the failed flush, or else of the write that failed
+ * earlier (the last one to stdout: printing is what commands do last). */
+static int flushed(int rc)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return rc;
+    tn_error("cannot write standard output: %s", errno ? strerror(errno) : "write error");
+    return rc == TN_OK ? TN_ERROR : rc;
+}
+
+int main(int argc, char **argv)
+{
+    gsl_set_error_handler_off();
+    ls_set_host(detect_host);
+    return flushed(dispatch(argc, argv));
 }

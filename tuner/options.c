@@ -102,7 +102,7 @@ int tn_parse_request(int argc, char **argv, const char *cmd, const char *text, i
                 BAD("--table is not an option of %s", cmd);
             r->table = optarg;
             break;
-        case 'h': return tn_usage(cmd, text, NULL) == TN_OK ? TN_HELP : TN_ERROR;
+        case 'h': tn_usage(cmd, text, NULL); return TN_HELP;
         default: BAD("unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }

@@ -29,7 +29,8 @@ void tn_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* A usage error or a request for help. With why: one line "npu-tune: CMD:
  * WHY (see 'npu-tune CMD --help')" on stderr, TN_USAGE (cmd NULL: the script
- * runner). Without: `text` on stdout, TN_OK (TN_ERROR if it cannot be written). */
+ * runner). Without: `text` on stdout, TN_OK (main checks that standard
+ * output took it). */
 int tn_usage(const char *cmd, const char *text, const char *why);
 
 /* Parses "AxBxC" (n numbers, each 1..2^20) into v; false if malformed. */
