@@ -331,4 +331,9 @@ full gen --target ascend910 --shape 64x64x64 --strategy IS --tile 16x16x64
 full --quiet examples/bert.lua
 full --quiet --format csv examples/bert.lua
 
+# --- issue 22: an impossible explicit request names the limit ---
+run 1 model --target ascend910 --shape 64x64x64 --cores 99999
+same "too many cores" "$err" "npu-tune: model: no legal tile for 64x64x64 fp16 on ascend910 with 99999 cores, split M: the smallest, OS 16x16x16, is not legal: cores = 99999, but target 'ascend910' has 32; split M over 99999 cores leaves cores idle: only 4 M-tiles"
+same "nothing on stdout" "$out" ""
+
 finish

@@ -100,6 +100,30 @@ static int explain(const tn_request *r)
     return TN_OK;
 }
 
+/* No strategy has a legal tile: the request is impossible (more cores than
+ * the target has, a split that leaves cores idle, ...). One line with the
+ * rules the smallest tile breaks (the strategy asked for, else OS, which
+ * has no k = K rule), which no larger tile meets either. */
+static int impossible(const tn_request *r)
+{
+    const sp_dtype_info *d = sp_dtype_get(r->p.dtype);
+    sp_config c = r->c;
+    c.strategy = (uint8_t)(r->strategy >= 0 ? r->strategy : SP_OS);
+    if (r->t.kind == SP_CPU)
+        c.m = c.mr, c.n = c.nr, c.k = 1;
+    else
+        c.m = d->m0, c.n = d->n0, c.k = c.strategy == SP_OS ? d->k0 : (int32_t)sp_pad(r->p.K, d->k0);
+    char why[1024];
+    sp_explain_line(&r->t, &r->p, &c, why, sizeof why);
+    tn_error("model: no legal tile for %lldx%lldx%lld %s on %s with %d core%s, split %s%s: the "
+             "smallest, %s %dx%dx%d, is not legal: %s",
+             (long long)r->p.M, (long long)r->p.N, (long long)r->p.K, d->name, r->t.name,
+             c.cores, c.cores == 1 ? "" : "s", sp_split_name(c.split),
+             c.double_buffer ? ", double buffering" : "", sp_strategy_name(c.strategy), c.m, c.n,
+             c.k, why);
+    return TN_ERROR;
+}
+
 /* Best tile per strategy by Sigma, as the thesis ranks them. */
 static int best_per_strategy(tn_request *r)
 {
@@ -114,6 +138,23 @@ static int best_per_strategy(tn_request *r)
     sp_micro u = {r->c.mr, r->c.nr};
     if (cpu)
         s.micro = &u, s.nmicro = 1;
+    sp_candidate best[SP_NSTRATEGY];
+    sp_counts counts[SP_NSTRATEGY];
+    int have[SP_NSTRATEGY] = {0}, any = 0;
+    for (int st = 0; st < SP_NSTRATEGY; st++) {
+        if (r->strategy >= 0 && st != r->strategy)
+            continue;
+        for (int i = 0; i < SP_NSTRATEGY; i++)
+            s.strategy[i] = i == st;
+        size_t got = sp_rank_top(&r->t, &r->p, &s, order, 1, &best[st], &counts[st]);
+        if (got == (size_t)-1) {
+            tn_error("model: out of memory");
+            return TN_ERROR;
+        }
+        any |= have[st] = got == 1;
+    }
+    if (!any)
+        return impossible(r);
     if (r->csv)
         fputs(csv_header, stdout);
     else {
@@ -124,25 +165,14 @@ static int best_per_strategy(tn_request *r)
         printf("%-8s %6s %6s %6s %14s %12s %10s %12s\n", "strategy", "m", "n", "k",
                "load_volume", "est_cycles", "buffer_KiB", "legal_tiles");
     }
-    sp_candidate best[SP_NSTRATEGY];
-    int have[SP_NSTRATEGY] = {0};
     for (int st = 0; st < SP_NSTRATEGY; st++) {
         if (r->strategy >= 0 && st != r->strategy)
             continue;
-        for (int i = 0; i < SP_NSTRATEGY; i++)
-            s.strategy[i] = i == st;
-        sp_counts n;
-        size_t got = sp_rank_top(&r->t, &r->p, &s, order, 1, &best[st], &n);
-        if (got == (size_t)-1) {
-            tn_error("model: out of memory");
-            return TN_ERROR;
-        }
-        have[st] = got == 1;
         sp_config none = r->c;
         none.strategy = (uint8_t)st;
         if (r->csv) {
             csv_row(have[st] ? &best[st].config : &none, have[st], have[st] ? &best[st].fig : NULL,
-                    (long long)n.legal, have[st] ? "" : "no legal tile");
+                    (long long)counts[st].legal, have[st] ? "" : "no legal tile");
             continue;
         }
         if (!have[st]) {
@@ -153,7 +183,7 @@ static int best_per_strategy(tn_request *r)
         const sp_candidate *b = &best[st];
         printf("%-8s %6d %6d %6d %14.0f %12.0f %10.1f %12lld\n", sp_strategy_name(st),
                b->config.m, b->config.n, b->config.k, b->fig.load_elems, b->fig.est_cycles,
-               b->fig.buffer_use / 1024, (long long)n.legal);
+               b->fig.buffer_use / 1024, (long long)counts[st].legal);
     }
     if (!r->csv) {
         int win = -1;
@@ -161,10 +191,7 @@ static int best_per_strategy(tn_request *r)
             if (have[st] && (win < 0 || (cpu ? sp_cmp_time(&best[st], &best[win])
                                              : sp_cmp_volume(&best[st], &best[win])) < 0))
                 win = st;
-        if (win < 0)
-            printf("no strategy has a legal tile for this shape on %s\n", r->t.name);
-        else
-            printf("%s: %s %dx%dx%d\n", cpu ? "fastest by the model" : "lowest load volume",
+        printf("%s: %s %dx%dx%d\n", cpu ? "fastest by the model" : "lowest load volume",
                    sp_strategy_name(win),
                    best[win].config.m, best[win].config.n, best[win].config.k);
     }

@@ -750,7 +750,8 @@ int tn_run(int argc, char **argv)
     summary(&r, pls, np);
     rc = nrows == np ? TN_OK : TN_ERROR;
     if (rc != TN_OK)
-        tn_error("%zu of %zu problems have no successful measurement", np - nrows, np);
+        tn_error("%s: %zu of %zu problems have no successful measurement", path, np - nrows,
+                 np);
     goto done;
 fail:
     tn_progress_end(&r);
