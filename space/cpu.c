@@ -43,10 +43,8 @@ bool sp_cpu_grid(const sp_problem *p, const sp_config *c, int *gm, int *gn)
 {
     if (c->mr < 1 || c->nr < 1)
         return false;
-    sp_divisors dv;
-    sp_divisors_of(c->cores, &dv);
     return sp_grid_div(c->cores, c->split, sp_ceil_div(p->M, c->mr), sp_ceil_div(p->N, c->nr),
-                       &dv, gm, gn);
+                       gm, gn);
 }
 
 unsigned sp_cpu_check(const sp_ctx *x, const sp_config *c)

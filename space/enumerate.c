@@ -104,7 +104,7 @@ typedef struct {
     const sp_space *s;
     const int32_t *mv, *nv, *kv;
     size_t nm, nn, nk;
-    sp_divisors *divs; /* per entry of the cores axis */
+    size_t ncores;         /* the values of the cores axis the target has */
     const sp_micro *micro; /* CPU targets: the micro-tiles to try */
     size_t nmicro;
 } walk_args;
@@ -117,7 +117,7 @@ static void walk_item_cpu(const walk_args *w, int st, int db, int32_t m, sink *o
     for (size_t ki = 0; ki < w->nk; ki++)
         for (size_t ni = 0; ni < w->nn; ni++)
             for (size_t ui = 0; ui < w->nmicro; ui++)
-                for (size_t ci = 0; ci < s->cores.n; ci++) {
+                for (size_t ci = 0; ci < w->ncores; ci++) {
                     int32_t cores = s->cores.v[ci];
                     int nsplit = cores == 1 ? 1 : s->nsplit;
                     for (int si = 0; si < nsplit; si++) {
@@ -143,13 +143,18 @@ static void walk_item(const walk_args *w, int st, int db, int32_t m, sink *out)
     const sp_ctx *x = &w->x;
     const sp_target *t = x->t;
     const sp_space *s = w->s;
+    if (!sp_target_computes(t, x->p->dtype)) /* as sp_check: SP_BAD_DTYPE */
+        return;
     if (t->kind == SP_CPU) {
         walk_item_cpu(w, st, db, m, out);
         return;
     }
-    if (m % x->m0 || !sp_target_computes(t, x->p->dtype)) /* as sp_check: SP_BAD_DTYPE */
+    if (m % x->m0)
         return;
-    for (size_t ki = 0; ki < w->nk; ki++) {
+    /* IS and WS need k = K: the axis's last value, if it is K (values
+     * beyond the dimension are gone). */
+    size_t k0 = st == SP_OS ? 0 : w->nk ? w->nk - 1 : 0;
+    for (size_t ki = k0; ki < w->nk; ki++) {
         int32_t k = w->kv[ki];
         if (k % x->k0 || (st != SP_OS && k != x->Kp))
             continue;
@@ -166,16 +171,14 @@ static void walk_item(const walk_args *w, int st, int db, int32_t m, sink *out)
             sp_plan pl;
             sp_plan_init(&pl, x, m, n, k);
             int64_t TM = pl.m.count[0] + pl.m.count[1], TN = pl.n.count[0] + pl.n.count[1];
-            for (size_t ci = 0; ci < s->cores.n; ci++) {
+            for (size_t ci = 0; ci < w->ncores; ci++) {
                 int32_t cores = s->cores.v[ci];
-                if (cores > t->cores)
-                    break;
                 /* One core splits nothing: enumerate it once, under the
                  * first split the space lists. */
                 int nsplit = cores == 1 ? 1 : s->nsplit;
                 for (int si = 0; si < nsplit; si++) {
                     int gm, gn;
-                    if (!sp_grid_div(cores, s->split[si], TM, TN, &w->divs[ci], &gm, &gn))
+                    if (!sp_grid_div(cores, s->split[si], TM, TN, &gm, &gn))
                         continue;
                     sp_candidate c;
                     c.config = (sp_config){.m = m, .n = n, .k = k, .cores = cores,
@@ -190,8 +193,16 @@ static void walk_item(const walk_args *w, int st, int db, int32_t m, sink *out)
     }
 }
 
+/* a * b, or INT64_MAX when that does not fit (a, b >= 0). */
+static int64_t mul_sat(int64_t a, int64_t b)
+{
+    return b && a > INT64_MAX / b ? INT64_MAX : a * b;
+}
+
 /* Runs the walk over every (strategy, double_buffer, m) in parallel. Returns
- * the per-thread sinks (caller frees) and their count, or NULL on OOM. */
+ * the per-thread sinks (caller frees) and their count, or NULL on OOM. The
+ * work is linear in each axis (for the cores axis, in its values up to the
+ * target's cores: more are never legal). */
 static sink *run(const sp_target *t, const sp_problem *p, const sp_space *s, int all,
                  sp_order order, size_t keep, sp_counts *counts, int *nsinks)
 {
@@ -205,19 +216,21 @@ static sink *run(const sp_target *t, const sp_problem *p, const sp_space *s, int
     w.nm = axis_values(&s->m, w.x.Mp, w.x.m0, &w.mv, &own_m);
     w.nn = axis_values(&s->n, w.x.Np, w.x.n0, &w.nv, &own_n);
     w.nk = axis_values(&s->k, w.x.Kp, w.x.k0, &w.kv, &own_k);
+    for (w.ncores = 0; w.ncores < s->cores.n && s->cores.v[w.ncores] <= t->cores; w.ncores++)
+        ;
     int nthreads = omp_get_max_threads();
     sink *sinks = calloc((size_t)nthreads, sizeof *sinks);
-    w.divs = malloc((s->cores.n ? s->cores.n : 1) * sizeof *w.divs);
-    int ok = sinks && w.divs && w.nm != (size_t)-1 && w.nn != (size_t)-1 && w.nk != (size_t)-1;
-    for (size_t i = 0; ok && i < s->cores.n; i++)
-        sp_divisors_of(s->cores.v[i], &w.divs[i]);
+    int ok = sinks && w.nm != (size_t)-1 && w.nn != (size_t)-1 && w.nk != (size_t)-1;
 
     int nst = 0, ndb = s->double_buffer[0] + s->double_buffer[1];
     for (int st = 0; st < SP_NSTRATEGY; st++)
         nst += s->strategy[st];
     if (counts && ok) {
-        counts->raw = (int64_t)nst * ndb * (int64_t)w.nm * (int64_t)w.nn * (int64_t)w.nk *
-                      (int64_t)s->cores.n * s->nsplit * (int64_t)(w.nmicro ? w.nmicro : 1);
+        int64_t f[] = {nst, ndb, (int64_t)w.nm, (int64_t)w.nn, (int64_t)w.nk,
+                       (int64_t)s->cores.n, s->nsplit, (int64_t)(w.nmicro ? w.nmicro : 1)};
+        counts->raw = 1;
+        for (size_t i = 0; i < sizeof f / sizeof *f; i++)
+            counts->raw = mul_sat(counts->raw, f[i]);
         counts->legal = 0;
     }
     for (int i = 0; ok && i < nthreads; i++) {
@@ -248,7 +261,6 @@ static sink *run(const sp_target *t, const sp_problem *p, const sp_space *s, int
     free(own_m);
     free(own_n);
     free(own_k);
-    free(w.divs);
     if (!ok && sinks) {
         for (int i = 0; i < nthreads; i++)
             free(sinks[i].v);

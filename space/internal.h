@@ -41,19 +41,9 @@ static inline int64_t sp_need_l1(const sp_ctx *x, int64_t m, int64_t n, int64_t 
     return ((m * k + k * n) * x->in) << db;
 }
 
-/* The divisors r of a core count with 2 <= r <= cores/2: the row counts of
- * its 2-D grids (computed once per core count, not per candidate). */
-#define SP_MAX_DIVISORS 256
-typedef struct {
-    int n;
-    int r[SP_MAX_DIVISORS];
-} sp_divisors;
-
-void sp_divisors_of(int cores, sp_divisors *d);
-
-/* Core grid of a split for tile counts TM x TN; false if a core idles. */
-bool sp_grid_div(int cores, int split, int64_t TM, int64_t TN, const sp_divisors *d, int *gm,
-                 int *gn);
+/* Core grid of a split for tile counts TM x TN; false if a core idles. MN
+ * tries the divisor pairs of cores, found in O(sqrt(cores)) steps. */
+bool sp_grid_div(int cores, int split, int64_t TM, int64_t TN, int *gm, int *gn);
 
 /* A dimension cut into tiles: count[0] full tiles of size[0], then count[1]
  * (0 or 1) tail tile of size[1]. */

@@ -31,16 +31,25 @@ void sp_ctx_init(sp_ctx *x, const sp_target *t, const sp_problem *p)
     x->inv_macs = t->macs[p->dtype] > 0 ? 1.0 / t->macs[p->dtype] : 0;
 }
 
-void sp_divisors_of(int cores, sp_divisors *d)
+/* The MN grid r x c (r rows of cores) if it is a true 2-D grid within TM x
+ * TN tiles that beats the best so far: less work for the busiest core, then
+ * squarer, then fewer rows. */
+static void try_grid(int r, int c, int64_t TM, int64_t TN, int64_t *best, int *best_skew,
+                     int *gm, int *gn)
 {
-    d->n = 0;
-    for (int r = 2; 2 * r <= cores && d->n < SP_MAX_DIVISORS; r++)
-        if (cores % r == 0)
-            d->r[d->n++] = r;
+    if (r < 2 || c < 2 || r > TM || c > TN)
+        return;
+    int64_t work = sp_ceil_div(TM, r) * sp_ceil_div(TN, c);
+    int skew = r > c ? r - c : c - r;
+    if (*best < 0 || work < *best || (work == *best && skew < *best_skew) ||
+        (work == *best && skew == *best_skew && r < *gm)) {
+        *best = work;
+        *best_skew = skew;
+        *gm = r, *gn = c;
+    }
 }
 
-bool sp_grid_div(int cores, int split, int64_t TM, int64_t TN, const sp_divisors *d, int *gm,
-                 int *gn)
+bool sp_grid_div(int cores, int split, int64_t TM, int64_t TN, int *gm, int *gn)
 {
     if (cores == 1) { /* a single core splits nothing */
         *gm = *gn = 1;
@@ -55,21 +64,15 @@ bool sp_grid_div(int cores, int split, int64_t TM, int64_t TN, const sp_divisors
         return TN >= cores;
     case SP_SPLIT_MN: {
         /* A true 2-D grid (>= 2 each way) that minimises the busiest core's
-         * tile count; ties go to the squarer grid, then fewer rows. */
+         * tile count; each divisor d <= sqrt(cores) gives d x cores/d and
+         * cores/d x d. */
         int64_t best = -1;
         int best_skew = 0;
-        for (int i = 0; i < d->n; i++) {
-            int r = d->r[i], c = cores / r;
-            if (r > TM || c > TN)
-                continue;
-            int64_t work = sp_ceil_div(TM, r) * sp_ceil_div(TN, c);
-            int skew = r > c ? r - c : c - r;
-            if (best < 0 || work < best || (work == best && skew < best_skew)) {
-                best = work;
-                best_skew = skew;
-                *gm = r, *gn = c;
+        for (int d = 2; d <= cores / d; d++)
+            if (cores % d == 0) {
+                try_grid(d, cores / d, TM, TN, &best, &best_skew, gm, gn);
+                try_grid(cores / d, d, TM, TN, &best, &best_skew, gm, gn);
             }
-        }
         return best >= 0;
     }
     }
@@ -85,9 +88,7 @@ bool sp_grid(const sp_problem *p, const sp_config *c, int *gm, int *gn)
         return false;
     int64_t TM = sp_ceil_div(sp_pad(p->M, d->m0), c->m);
     int64_t TN = sp_ceil_div(sp_pad(p->N, d->n0), c->n);
-    sp_divisors dv;
-    sp_divisors_of(c->cores, &dv);
-    return sp_grid_div(c->cores, c->split, TM, TN, &dv, gm, gn);
+    return sp_grid_div(c->cores, c->split, TM, TN, gm, gn);
 }
 
 unsigned sp_check(const sp_target *t, const sp_problem *p, const sp_config *c)

@@ -1,10 +1,23 @@
 /* rank.c — the total orders candidates are ranked by: estimated time or load
  * volume first, then the thesis's tie-break (larger buffer use), then config. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "space.h"
 
 #define CMP(a, b) do { if ((a) != (b)) return (a) < (b) ? -1 : 1; } while (0)
+
+/* Figures: a total order even when a target's extreme figures make the
+ * model's times infinite or NaN (NaN last, equal to itself), so that sorts
+ * and heaps stay consistent. */
+static inline int cmp_fig(double a, double b)
+{
+    if (isnan(a) || isnan(b))
+        return isnan(a) - isnan(b);
+    return (a > b) - (a < b);
+}
+
+#define CMP_FIG(a, b) do { int c_ = cmp_fig((a), (b)); if (c_) return c_; } while (0)
 
 int sp_cmp_config(const sp_config *a, const sp_config *b)
 {
@@ -22,17 +35,17 @@ int sp_cmp_config(const sp_config *a, const sp_config *b)
 
 int sp_cmp_time(const sp_candidate *a, const sp_candidate *b)
 {
-    CMP(a->fig.est_cycles, b->fig.est_cycles);
-    CMP(b->fig.buffer_use, a->fig.buffer_use);
-    CMP(a->fig.load_elems, b->fig.load_elems);
+    CMP_FIG(a->fig.est_cycles, b->fig.est_cycles);
+    CMP_FIG(b->fig.buffer_use, a->fig.buffer_use);
+    CMP_FIG(a->fig.load_elems, b->fig.load_elems);
     return sp_cmp_config(&a->config, &b->config);
 }
 
 int sp_cmp_volume(const sp_candidate *a, const sp_candidate *b)
 {
-    CMP(a->fig.load_elems, b->fig.load_elems);
-    CMP(b->fig.buffer_use, a->fig.buffer_use);
-    CMP(a->fig.est_cycles, b->fig.est_cycles);
+    CMP_FIG(a->fig.load_elems, b->fig.load_elems);
+    CMP_FIG(b->fig.buffer_use, a->fig.buffer_use);
+    CMP_FIG(a->fig.est_cycles, b->fig.est_cycles);
     return sp_cmp_config(&a->config, &b->config);
 }
 

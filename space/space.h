@@ -258,7 +258,8 @@ int sp_cmp_volume(const sp_candidate *a, const sp_candidate *b);
 int sp_cmp_config(const sp_config *a, const sp_config *b);
 
 typedef struct {
-    int64_t raw;   /* axis product after dropping values beyond the dims */
+    int64_t raw;   /* axis product after dropping values beyond the dims; INT64_MAX
+                    * when it is larger (huge dimensions with long axes) */
     int64_t legal; /* distinct legal configs */
 } sp_counts;
 

@@ -682,6 +682,49 @@ static void enumerator(void)
     sp_space_free(&s);
 }
 
+/* Extreme but accepted inputs (issue 22): a cores axis of 2^20 values costs
+ * no more than the cores the target has; a raw count beyond int64 saturates. */
+static void extremes(void)
+{
+    sp_target t = fx_avx2();
+    sp_problem p = fx_problem(64, 80, 48, SP_VALUE_MAX, SP_FP32);
+    int32_t *cores = malloc(SP_VALUE_MAX * sizeof *cores);
+    for (int32_t i = 0; i < SP_VALUE_MAX; i++)
+        cores[i] = i + 1;
+    sp_split splits[] = {SP_SPLIT_M, SP_SPLIT_N, SP_SPLIT_MN};
+    sp_space s = fx_space(1, 1, cores, SP_VALUE_MAX, splits, 3);
+    sp_space s4 = fx_space(1, 1, cores, 4, splits, 3);
+    sp_candidate *all, *all4;
+    sp_counts n, n4;
+    size_t got = sp_enumerate(&t, &p, &s, &all, &n);
+    size_t got4 = sp_enumerate(&t, &p, &s4, &all4, &n4);
+    CHECK(got != (size_t)-1 && got > 0);
+    CHECK_INT(got, got4);
+    CHECK(got == got4 && same(all, all4, got));
+    /* 3 strategies x 2 db x m, n, k in 16s (4, 5, 3) x 2^20 cores x 3 splits x 1 micro */
+    CHECK_INT(n.raw, (int64_t)3 * 2 * 4 * 5 * 3 * SP_VALUE_MAX * 3);
+    CHECK_INT(n.legal, n4.legal);
+    free(all);
+    free(all4);
+
+    /* Every micro-tile up to 255x255 on a huge problem: 65025 tiles x 2^48
+     * blocks x 2^20 cores overflows int64. int8 does not run on a CPU, so
+     * nothing is walked. */
+    sp_problem big = fx_problem(SP_VALUE_MAX, SP_VALUE_MAX, SP_VALUE_MAX, 1, SP_INT8);
+    sp_micro *micro = malloc(255 * 255 * sizeof *micro);
+    for (int i = 0; i < 255 * 255; i++)
+        micro[i] = (sp_micro){(uint8_t)(i / 255 + 1), (uint8_t)(i % 255 + 1)};
+    s.micro = micro;
+    s.nmicro = 255 * 255;
+    sp_candidate one;
+    CHECK_INT(sp_rank_top(&t, &big, &s, SP_BY_TIME, 1, &one, &n), 0);
+    CHECK_INT(n.raw, INT64_MAX);
+    CHECK_INT(n.legal, 0);
+    sp_space_free(&s);
+    sp_space_free(&s4);
+    free(cores);
+}
+
 int main(void)
 {
     targets();
@@ -690,5 +733,6 @@ int main(void)
     volumes();
     cycles();
     enumerator();
+    extremes();
     return CHECK_DONE();
 }

@@ -1,5 +1,6 @@
 /* test_model.c — the load-volume and time model on hand-worked cases: each
  * strategy, tails, double buffering, splits, and the thesis's 512x768x768 result. */
+#include <math.h>
 #include <omp.h>
 
 #include "check.h"
@@ -263,6 +264,90 @@ static void enumerator(void)
     sp_space_free(&s);
 }
 
+/* Values 1..n. */
+static int32_t *one_to(int32_t n)
+{
+    int32_t *v = malloc((size_t)n * sizeof *v);
+    for (int32_t i = 0; v && i < n; i++)
+        v[i] = i + 1;
+    return v;
+}
+
+/* Extreme but accepted inputs (issue 22): dimensions, batch and axes at
+ * SP_VALUE_MAX. The raw count saturates instead of overflowing (UBSan
+ * would stop here); a cores axis of 2^20 values costs no more than the
+ * values the target has; the result is the same. */
+static void extremes(void)
+{
+    sp_target t = fx_ascend910();
+    t.buf_bytes[SP_L0A] = t.buf_bytes[SP_L0B] = 8 * KiB; /* few legal tiles: a quick test */
+    t.buf_bytes[SP_L0C] = 16 * KiB;
+    t.buf_bytes[SP_L1] = 24 * KiB;
+    sp_problem p = fx_problem(SP_VALUE_MAX, SP_VALUE_MAX, SP_VALUE_MAX, SP_VALUE_MAX, SP_FP16);
+    int32_t *cores = one_to(SP_VALUE_MAX);
+    sp_split splits[] = {SP_SPLIT_M, SP_SPLIT_N, SP_SPLIT_MN};
+    /* OS only: 2 db x 65536^3 tiles x 8192 cores x 3 splits > 2^63 */
+    sp_space s = fx_space(1, 1, cores, 8192, splits, 3);
+    s.strategy[SP_IS] = s.strategy[SP_WS] = false;
+    sp_space s32 = fx_space(1, 1, cores, 32, splits, 3);
+    s32.strategy[SP_IS] = s32.strategy[SP_WS] = false;
+    sp_candidate top[4], top32[4];
+    sp_counts n, n32;
+    CHECK_INT(sp_rank_top(&t, &p, &s, SP_BY_TIME, 4, top, &n), 4);
+    CHECK_INT(n.raw, INT64_MAX);
+    CHECK_INT(sp_rank_top(&t, &p, &s32, SP_BY_TIME, 4, top32, &n32), 4);
+    CHECK_INT(n32.raw, 2 * (INT64_C(1) << 48) * 32 * 3);
+    CHECK_INT(n.legal, n32.legal);
+    CHECK(same(top, top32, 4));
+    CHECK(top[0].fig.est_cycles > 0 && top[0].fig.load_elems > 0);
+    sp_space_free(&s);
+    sp_space_free(&s32);
+
+    /* Every strategy, every core count up to 2^20: as fast as the 32 the
+     * target has (IS and WS jump to k = K instead of walking the k axis). */
+    s = fx_space(1, 1, cores, SP_VALUE_MAX, splits, 3);
+    s32 = fx_space(1, 1, cores, 32, splits, 3);
+    CHECK_INT(sp_rank_top(&t, &p, &s, SP_BY_VOLUME, 4, top, &n), 4);
+    CHECK_INT(sp_rank_top(&t, &p, &s32, SP_BY_VOLUME, 4, top32, &n32), 4);
+    CHECK_INT(n.raw, INT64_MAX);
+    CHECK_INT(n.legal, n32.legal);
+    CHECK(same(top, top32, 4));
+    /* A small problem, all of it enumerated. */
+    sp_problem q = fx_problem(64, 96, 64, SP_VALUE_MAX, SP_FP16);
+    sp_candidate *all, *all32;
+    size_t got = sp_enumerate(&t, &q, &s, &all, &n);
+    size_t got32 = sp_enumerate(&t, &q, &s32, &all32, &n32);
+    CHECK(got != (size_t)-1 && got > 0);
+    CHECK_INT(got, got32);
+    CHECK(got == got32 && same(all, all32, got));
+    CHECK_INT(n.raw, (int64_t)3 * 2 * 4 * 6 * 4 * SP_VALUE_MAX * 3);
+    free(all);
+    free(all32);
+    sp_space_free(&s);
+    sp_space_free(&s32);
+    free(cores);
+
+    /* A target whose figures make the model's times infinite (a bandwidth
+     * of 1e-308 is finite and positive): the orders stay total. */
+    t = fx_ascend910();
+    t.path[SP_GM_L1].bandwidth = 1e-308;
+    sp_problem r = fx_problem(512, 512, 512, 1, SP_FP16);
+    sp_figures f = model(&t, &r, cfg(SP_OS, 64, 64, 64, 0, 1, SP_SPLIT_M));
+    sp_figures g = model(&t, &r, cfg(SP_OS, 128, 64, 64, 0, 1, SP_SPLIT_M));
+    sp_candidate a = {cfg(SP_OS, 64, 64, 64, 0, 1, SP_SPLIT_M), f};
+    sp_candidate b = {cfg(SP_OS, 128, 64, 64, 0, 1, SP_SPLIT_M), g};
+    a.fig.est_cycles = NAN;
+    CHECK_INT(sp_cmp_time(&a, &b), -sp_cmp_time(&b, &a));
+    CHECK_INT(sp_cmp_volume(&a, &b), -sp_cmp_volume(&b, &a));
+    CHECK(sp_cmp_time(&a, &b) != 0);
+    CHECK_INT(sp_cmp_time(&a, &a), 0);
+    b.fig.est_cycles = NAN;
+    CHECK_INT(sp_cmp_time(&a, &b), -sp_cmp_time(&b, &a));
+    /* NaN sorts after every number. */
+    b.fig.est_cycles = 1;
+    CHECK_INT(sp_cmp_time(&a, &b), 1);
+}
+
 /* Same config and figures (candidates hold padding, so no memcmp of them). */
 static int same(const sp_candidate *a, const sp_candidate *b, size_t n)
 {
@@ -280,5 +365,6 @@ int main(void)
     double_buffer();
     splits();
     enumerator();
+    extremes();
     return CHECK_DONE();
 }
