@@ -11,9 +11,6 @@
 
 #include "internal.h"
 
-static const char *const known_measures[] = {"model", "sim", "host", "command", NULL};
-static const char *const known_searches[] = {"model", "exhaustive", "random", "anneal", NULL};
-
 /* ---- errors and locations ---- */
 
 static ls_script *script_of(lua_State *L)
@@ -703,16 +700,15 @@ bool ls_tune_reset(ls_script *s)
     return ok;
 }
 
-/* Checks name against the known and the available names of `what`. */
-static void check_available(lua_State *L, const char *what, const char *name,
-                            const char *const *known, const char *const *available)
+/* Checks name against the names the engine passed (ls_options): the DSL
+ * keeps no list of its own. "command" alone is not a measure: it needs its
+ * template ({command = ...}). */
+static void check_name(lua_State *L, const char *what, const char *name,
+                       const char *const *names)
 {
     char list[256];
-    if (!in_list(known, name))
-        ls_fail(L, "tune", "%s '%.60s' is not one of %s", what, name, join(known, list, sizeof list));
-    if (!in_list(available, name))
-        ls_fail(L, "tune", "%s '%s' is not available in this build (available: %s)", what, name,
-                join(available, list, sizeof list));
+    if (!in_list(names, name) || strcmp(name, "command") == 0)
+        ls_fail(L, "tune", "%s '%.60s' is not one of %s", what, name, join(names, list, sizeof list));
 }
 
 static void read_measure(lua_State *L, ls_script *s)
@@ -721,11 +717,7 @@ static void read_measure(lua_State *L, ls_script *s)
     int idx = lua_gettop(L);
     if (lua_type(L, idx) == LUA_TSTRING) {
         const char *m = lua_tostring(L, idx);
-        /* "command" alone is not a measure: it needs its template. */
-        if (strcmp(m, "command") == 0)
-            ls_fail(L, "tune", "measure 'command' is not one of %s",
-                    join(known_measures, list, sizeof list));
-        check_available(L, "measure", m, known_measures, s->opts.measures);
+        check_name(L, "measure", m, s->opts.measures);
         if (!set_str(&s->tune.measure, m))
             luaL_error(L, "not enough memory");
         s->measure_given = true;
@@ -756,7 +748,7 @@ static void read_measure(lua_State *L, ls_script *s)
     if (type != LUA_TSTRING || lua_rawlen(L, -1) == 0)
         ls_fail(L, "tune", "'measure.command' must be a non-empty string");
     if (!in_list(s->opts.measures, "command"))
-        ls_fail(L, "tune", "measure {command = ...} is not available in this build (available: %s)",
+        ls_fail(L, "tune", "measure {command = ...} is not available (available: %s)",
                 join(s->opts.measures, list, sizeof list));
     if (!set_str(&s->tune.command, lua_tostring(L, -1)) || !set_str(&s->tune.measure, "command"))
         luaL_error(L, "not enough memory");
@@ -791,7 +783,7 @@ static int l_tune(lua_State *L)
     if (get(L, "search")) {
         if (lua_type(L, -1) != LUA_TSTRING)
             ls_fail(L, "tune", "'search' must be a string");
-        check_available(L, "search", lua_tostring(L, -1), known_searches, s->opts.searches);
+        check_name(L, "search", lua_tostring(L, -1), s->opts.searches);
         if (!set_str(&t->search, lua_tostring(L, -1)))
             return luaL_error(L, "not enough memory");
     }

@@ -11,8 +11,8 @@
 
 #include "internal.h"
 
-static const char *const default_measures[] = {"model", NULL};
-static const char *const default_searches[] = {"model", "exhaustive", "random", "anneal", NULL};
+/* Without options: the model, which every build has, measures and searches. */
+static const char *const model_only[] = {"model", NULL};
 
 /* Runs in protected mode: an out-of-memory error cannot panic. */
 static int setup(lua_State *L)
@@ -31,8 +31,8 @@ static int setup(lua_State *L)
     return 0;
 }
 
-/* A fresh interpreter; opts (or built-in defaults when NULL: measure
- * "model", every search) must outlive the script. */
+/* A fresh interpreter; opts (or, when NULL, the model as the only measure
+ * and search) must outlive the script. */
 ls_script *ls_open(const ls_options *opts)
 {
     ls_script *s = calloc(1, sizeof *s);
@@ -43,9 +43,9 @@ ls_script *ls_open(const ls_options *opts)
     if (opts)
         s->opts = *opts;
     if (!s->opts.measures)
-        s->opts.measures = default_measures;
+        s->opts.measures = model_only;
     if (!s->opts.searches)
-        s->opts.searches = default_searches;
+        s->opts.searches = model_only;
     s->L = luaL_newstate();
     if (!s->L) {
         free(s);

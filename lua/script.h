@@ -12,7 +12,8 @@
 
 /* What the engine of this build can do; the script is checked against it so
  * that `measure = "sim"` in a build without the simulator is a script error
- * with file:line, not a surprise later. */
+ * with file:line, not a surprise later. The DSL keeps no list of its own:
+ * these are the only names it accepts. */
 typedef struct {
     const char *const *measures; /* NULL-terminated, e.g. {"model", NULL} */
     const char *default_measure;

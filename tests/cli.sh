@@ -335,5 +335,10 @@ full --quiet --format csv examples/bert.lua
 run 1 model --target ascend910 --shape 64x64x64 --cores 99999
 same "too many cores" "$err" "npu-tune: model: no legal tile for 64x64x64 fp16 on ascend910 with 99999 cores, split M: the smallest, OS 16x16x16, is not legal: cores = 99999, but target 'ascend910' has 32; split M over 99999 cores leaves cores idle: only 4 M-tiles"
 same "nothing on stdout" "$out" ""
+# --- hostile scripts (issue 22): names, integer edges, late declarations, limits, --safe ---
+M='matmul { name = "x", shapes = { {64, 64, 64} } }'
+printf 'target "ascend910"\n%s\ntune { measure = "model", search = "genetic", budget = 4, results = "names/g.csv", table = "names/g-table.csv" }\n' "$M" >"$work/genetic.lua"
+run 0 --quiet genetic.lua
+has "genetic search" "$out" "measured in cycles"
 
 finish

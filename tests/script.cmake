@@ -6,3 +6,9 @@ target_include_directories(test_script PRIVATE ${CMAKE_CURRENT_LIST_DIR})
 target_compile_definitions(test_script PRIVATE
   NPU_TUNE_SCRIPTS_DIR="${CMAKE_CURRENT_LIST_DIR}/scripts")
 add_test(NAME script COMMAND test_script)
+
+# The DSL against the engine's own lists of searches and backends.
+add_executable(test_script_names ${CMAKE_CURRENT_LIST_DIR}/test_script_names.c)
+target_link_libraries(test_script_names PRIVATE tuner)
+target_include_directories(test_script_names PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+add_test(NAME script_names COMMAND test_script_names)

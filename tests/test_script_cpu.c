@@ -15,9 +15,11 @@
 static const char *const measures[] = {"model", "sim", "host", NULL};
 static const char *const searches[] = {"model", "exhaustive", NULL};
 /* The CLI's tuning run: "sim" unless the script says otherwise. */
-static const ls_options opts = {measures, "sim", searches, "model"};
+static const ls_options opts = {.measures = measures, .default_measure = "sim",
+                                .searches = searches, .default_search = "model"};
 /* `npu-tune model`-like: the model is the default measure. */
-static const ls_options opts_model = {measures, "model", searches, "model"};
+static const ls_options opts_model = {.measures = measures, .default_measure = "model",
+                                      .searches = searches, .default_search = "model"};
 
 static char tmpdir[] = "/tmp/npu-tune-script-cpu-XXXXXX";
 static char err[LS_ERR_MAX];
