@@ -397,6 +397,9 @@ static int l_matmul(lua_State *L)
     size_t n = single ? 1 : ls_list_len(L, shapes, "matmul", "shapes");
     if (n == 0)
         ls_fail(L, "matmul", "'shapes' is empty");
+    if (n > LS_MAX_PROBLEMS - s->nproblems)
+        ls_fail(L, "matmul", "'shapes' would make %zu problems; a script declares at most %d",
+                s->nproblems + n, LS_MAX_PROBLEMS);
 
     /* Validate everything before touching s. */
     for (size_t i = 1; i <= n; i++) {
@@ -554,9 +557,13 @@ static void read_micro(lua_State *L, sp_space *sp)
         if (n == 0)
             ls_fail(L, "space", "'micro' is empty");
     }
-    sp_micro *v = malloc(n * sizeof *v);
-    if (!v)
+    /* At most one of each of the 255 x 255 tiles: a bit each. */
+    uint8_t *seen = calloc(256 * 256 / 8, 1);
+    sp_micro *v = malloc((n < 255 * 255 ? n : 255 * 255) * sizeof *v);
+    if (!v || !seen) {
+        free(v), free(seen);
         luaL_error(L, "not enough memory");
+    }
     free(sp->micro);
     sp->micro = v;
     sp->nmicro = 0;
@@ -566,15 +573,17 @@ static void read_micro(lua_State *L, sp_space *sp)
             lua_rawgeti(L, idx, (lua_Integer)i);
             bool ok = micro_item(L, -1, &u);
             lua_pop(L, 1);
-            if (!ok)
+            if (!ok) {
+                free(seen);
                 ls_fail(L, "space", "'micro' item %zu is not a micro-tile \"MRxNR\" with 1 <= MR, NR <= 255", i);
+            }
         }
-        bool dup = false;
-        for (size_t j = 0; j < sp->nmicro; j++)
-            dup |= sp->micro[j].mr == u.mr && sp->micro[j].nr == u.nr;
-        if (!dup)
+        unsigned bit = (unsigned)u.mr << 8 | u.nr;
+        if (!(seen[bit / 8] & 1u << bit % 8))
             sp->micro[sp->nmicro++] = u;
+        seen[bit / 8] |= (uint8_t)(1u << bit % 8);
     }
+    free(seen);
 }
 
 static int l_space(lua_State *L)

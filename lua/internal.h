@@ -16,6 +16,8 @@
 #define LS_TARGETS "npu_tune.targets"       /* registry: built-in target tables */
 #define LS_SCRIPT "npu_tune.script"         /* registry: the ls_script (light userdata) */
 
+#define LS_MAX_PROBLEMS 10000     /* problems a script may declare in all */
+
 struct ls_script {
     lua_State *L;
     ls_options opts;
@@ -105,8 +107,9 @@ const char *ls_describe(lua_State *L, int idx, char *buf, size_t len);
  * what *out held). Raises "fn: 'key' ..." DSL errors. */
 void ls_axis_read(lua_State *L, int idx, const char *fn, const char *key, sp_axis *out);
 
-/* Checks that the table at idx is a list (keys 1..n only) and returns n;
- * raises "fn: 'key' must be a list (found key x)" otherwise. */
+/* Checks that the table at idx is a list (keys 1..n only) of at most
+ * SP_VALUE_MAX items and returns n; raises "fn: 'key' must be a list (found
+ * key x)" or "fn: 'key' has more than 1048576 items" otherwise. */
 size_t ls_list_len(lua_State *L, int idx, const char *fn, const char *key);
 
 /* Frees an axis and leaves it empty. */

@@ -9,7 +9,7 @@
 
 #include "internal.h"
 
-#define MAX_ITEMS SP_VALUE_MAX   /* helpers refuse to build longer lists */
+#define MAX_ITEMS SP_VALUE_MAX   /* helpers refuse to build longer lists, DSL keys to read them */
 
 /* Integral number at idx (2^10 counts, "16" does not) into *out. */
 bool ls_get_int(lua_State *L, int idx, lua_Integer *out)
@@ -73,10 +73,12 @@ static lua_Integer arg_integer(lua_State *L, int arg, const char *fn, const char
 }
 
 /* Number of items first, first + step, ..., <= last (step > 0, first <=
- * last), computed without signed overflow. */
+ * last), computed without overflow; MAX_ITEMS + 1 stands for any more. */
 static lua_Unsigned sequence_count(lua_Integer first, lua_Integer last, lua_Integer step)
 {
-    return ((lua_Unsigned)last - (lua_Unsigned)first) / (lua_Unsigned)step + 1;
+    /* last - first is below 2^64 but (last - first) / 1 + 1 may not be */
+    lua_Unsigned steps = ((lua_Unsigned)last - (lua_Unsigned)first) / (lua_Unsigned)step;
+    return steps < MAX_ITEMS ? steps + 1 : MAX_ITEMS + 1;
 }
 
 /* Pushes the list of `count` items first, first + step, ... */
@@ -178,11 +180,14 @@ static int32_t axis_item(lua_State *L, const char *fn, const char *key, size_t i
     return (int32_t)v;
 }
 
-/* Length of the list at idx; a DSL error if it has keys other than 1..n. */
+/* Length of the list at idx; a DSL error if it has keys other than 1..n
+ * or more than MAX_ITEMS items. */
 size_t ls_list_len(lua_State *L, int idx, const char *fn, const char *key)
 {
     idx = lua_absindex(L, idx);
     size_t n = (size_t)lua_rawlen(L, idx);
+    if (n > MAX_ITEMS)
+        ls_fail(L, fn, "'%s' has more than %d items", key, MAX_ITEMS);
     lua_pushnil(L);
     while (lua_next(L, idx)) {
         lua_Integer i;

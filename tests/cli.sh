@@ -340,5 +340,8 @@ M='matmul { name = "x", shapes = { {64, 64, 64} } }'
 printf 'target "ascend910"\n%s\ntune { measure = "model", search = "genetic", budget = 4, results = "names/g.csv", table = "names/g-table.csv" }\n' "$M" >"$work/genetic.lua"
 run 0 --quiet genetic.lua
 has "genetic search" "$out" "measured in cycles"
+printf 'target "ascend910"\n%s\nspace { m = range(math.mininteger, math.maxinteger) }\n' "$M" >"$work/wide.lua"
+run 1 wide.lua
+same "range at the integer limits" "$err" "npu-tune: wide.lua:3: range: too many items (more than 1048576)"
 
 finish

@@ -7,6 +7,12 @@ target_compile_definitions(test_script PRIVATE
   NPU_TUNE_SCRIPTS_DIR="${CMAKE_CURRENT_LIST_DIR}/scripts")
 add_test(NAME script COMMAND test_script)
 
+# Hostile scripts: late declarations, time and memory limits, integer edges, --safe.
+add_executable(test_script_limits ${CMAKE_CURRENT_LIST_DIR}/test_script_limits.c)
+target_link_libraries(test_script_limits PRIVATE lua_script space)
+target_include_directories(test_script_limits PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+add_test(NAME script_limits COMMAND test_script_limits)
+
 # The DSL against the engine's own lists of searches and backends.
 add_executable(test_script_names ${CMAKE_CURRENT_LIST_DIR}/test_script_names.c)
 target_link_libraries(test_script_names PRIVATE tuner)
