@@ -13,44 +13,67 @@
 
 /* ---- errors and locations ---- */
 
-static ls_script *script_of(lua_State *L)
+/* "file:line" of the nearest Lua code at or above level with a line. */
+bool ls_where_from(lua_State *L, int level, char buf[LS_WHERE_MAX])
 {
-    lua_getfield(L, LUA_REGISTRYINDEX, LS_SCRIPT);
-    ls_script *s = lua_touserdata(L, -1);
-    lua_pop(L, 1);
-    return s;
+    lua_Debug ar;
+    for (; lua_getstack(L, level, &ar); level++) {
+        if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
+            snprintf(buf, LS_WHERE_MAX, "%s:%d", ar.short_src, ar.currentline);
+            return true;
+        }
+    }
+    return false;
 }
 
 /* "file:line" of the nearest Lua caller with a line into buf. */
 void ls_where_here(lua_State *L, char buf[LS_WHERE_MAX])
 {
-    lua_Debug ar;
-    for (int level = 1; lua_getstack(L, level, &ar); level++) {
-        if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
-            snprintf(buf, LS_WHERE_MAX, "%s:%d", ar.short_src, ar.currentline);
-            return;
-        }
-    }
-    ls_script *s = script_of(L);
+    if (ls_where_from(L, 1, buf))
+        return;
+    ls_script *s = ls_script_of(L);
     snprintf(buf, LS_WHERE_MAX, "%s", s && s->path ? s->path : "");
+}
+
+/* True when a function on the stack runs as a __gc finalizer (Lua names
+ * it so; finalizers run with the collector, whenever it decides). */
+bool ls_in_finalizer(lua_State *L)
+{
+    lua_Debug ar;
+    for (int level = 0; lua_getstack(L, level, &ar); level++)
+        if (lua_getinfo(L, "n", &ar) && ar.namewhat && strcmp(ar.namewhat, "metamethod") == 0 &&
+            ar.name && strcmp(ar.name, "__gc") == 0)
+            return true;
+    return false;
+}
+
+/* Raises a DSL error "where: msg"; never returns. */
+int ls_raise(lua_State *L, const char *where, const char *msg)
+{
+    ls_script *s = ls_script_of(L);
+    /* Lua turns an error in a finalizer into a warning: keep it for the
+     * end of the phase. */
+    if (!s->late[0] && ls_in_finalizer(L))
+        snprintf(s->late, sizeof s->late, "%s%s%s", where, where[0] ? ": " : "", msg);
+    lua_createtable(L, 0, 1);
+    lua_pushfstring(L, "%s%s%s", where, where[0] ? ": " : "", msg);
+    lua_setfield(L, -2, "message");
+    luaL_setmetatable(L, LS_DSL_ERROR);
+    lua_error(L);
+    abort(); /* lua_error does not return */
 }
 
 /* Raises a DSL error "file:line: fn: message"; never returns. */
 int ls_fail(lua_State *L, const char *fn, const char *fmt, ...)
 {
-    char msg[1024], where[LS_WHERE_MAX];
+    char msg[1024], where[LS_WHERE_MAX], full[1100];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     ls_where_here(L, where);
-    lua_createtable(L, 0, 1);
-    lua_pushfstring(L, "%s%s%s%s%s", where, where[0] ? ": " : "", fn ? fn : "",
-                    fn ? ": " : "", msg);
-    lua_setfield(L, -2, "message");
-    luaL_setmetatable(L, LS_DSL_ERROR);
-    lua_error(L);
-    abort(); /* lua_error does not return */
+    snprintf(full, sizeof full, "%s%s%s", fn ? fn : "", fn ? ": " : "", msg);
+    ls_raise(L, where, full);
 }
 
 /* True (with its text in *msg) if the value at idx is a DSL error. */
@@ -280,7 +303,7 @@ static int enum_list(lua_State *L, const char *fn, const char *key,
 
 static int l_target(lua_State *L)
 {
-    ls_script *s = script_of(L);
+    ls_script *s = ls_script_of(L);
     char where[LS_WHERE_MAX], err[LS_ERR_MAX];
     begin_once(L, "target", s->have_target, s->target_where, where);
     sp_target t;
@@ -353,7 +376,7 @@ static void read_shape(lua_State *L, size_t i, int64_t dims[4])
 static int l_matmul(lua_State *L)
 {
     static const char *const keys[] = {"name", "shapes", "dtype", "batch", NULL};
-    ls_script *s = script_of(L);
+    ls_script *s = ls_script_of(L);
     char where[LS_WHERE_MAX];
     expect_one_arg(L, "matmul");
     ls_where_here(L, where);
@@ -590,7 +613,7 @@ static int l_space(lua_State *L)
 {
     static const char *const keys[] = {"strategy", "m", "n", "k", "double_buffer",
                                        "cores", "split", "micro", "constraint", NULL};
-    ls_script *s = script_of(L);
+    ls_script *s = ls_script_of(L);
     char where[LS_WHERE_MAX];
     begin_once(L, "space", s->have_space, s->space_where, where);
     check_keys(L, "space", keys);
@@ -706,6 +729,8 @@ bool ls_tune_reset(ls_script *s)
     t->seed = 1;
     t->timeout = 60;
     t->verify = true;
+    t->script_timeout = 60;
+    t->constraint_timeout = 60;
     return ok;
 }
 
@@ -775,9 +800,11 @@ static void read_path(lua_State *L, const char *key, const char **slot)
 
 static int l_tune(lua_State *L)
 {
-    static const char *const keys[] = {"measure", "search",  "budget", "results", "table",
-                                       "seed",    "timeout", "verify", NULL};
-    ls_script *s = script_of(L);
+    static const char *const keys[] = {"measure", "search",         "budget",
+                                       "results", "table",          "seed",
+                                       "timeout", "script_timeout", "constraint_timeout",
+                                       "verify",  NULL};
+    ls_script *s = ls_script_of(L);
     char where[LS_WHERE_MAX];
     begin_once(L, "tune", s->have_tune, s->tune_where, where);
     check_keys(L, "tune", keys);
@@ -810,13 +837,19 @@ static int l_tune(lua_State *L)
     }
     lua_pop(L, 1);
 
-    if (get(L, "timeout")) {
-        double v = lua_type(L, -1) == LUA_TNUMBER ? (double)lua_tonumber(L, -1) : NAN;
-        if (!(v > 0) || !isfinite(v))
-            ls_fail(L, "tune", "'timeout' must be a positive number");
-        t->timeout = v;
+    /* Seconds: per candidate, and the time limits of the script file and of
+     * all constraint calls (which take effect at once). */
+    static const char *const seconds[] = {"timeout", "script_timeout", "constraint_timeout"};
+    double *slot[] = {&t->timeout, &t->script_timeout, &t->constraint_timeout};
+    for (int i = 0; i < 3; i++) {
+        if (get(L, seconds[i])) {
+            double v = lua_type(L, -1) == LUA_TNUMBER ? (double)lua_tonumber(L, -1) : NAN;
+            if (!(v > 0) || !isfinite(v))
+                ls_fail(L, "tune", "'%s' must be a positive number", seconds[i]);
+            *slot[i] = v;
+        }
+        lua_pop(L, 1);
     }
-    lua_pop(L, 1);
 
     if (get(L, "verify")) {
         if (lua_type(L, -1) != LUA_TBOOLEAN)
@@ -837,6 +870,49 @@ static int l_tune(lua_State *L)
     return 0;
 }
 
+/* ---- the guard of every declaration ---- */
+
+/* Runs the declaration in upvalue 1 (named by upvalue 2) on the arguments
+ * when declarations are allowed: while the script file runs (not from the
+ * constraint, called during tuning), not in a __gc finalizer, and not inside
+ * another declaration (from a metamethod of its table). Once the script has
+ * returned, nothing can change what it declared. */
+static int declare(lua_State *L)
+{
+    ls_script *s = ls_script_of(L);
+    const char *fn = lua_touserdata(L, lua_upvalueindex(2));
+    if (ls_in_finalizer(L))
+        ls_fail(L, fn, "declarations are not allowed in a __gc finalizer (it runs whenever the "
+                "garbage collector decides)");
+    if (s->phase == LS_CONSTRAINT)
+        ls_fail(L, fn, "declarations are only allowed while the script runs; the constraint (%s) "
+                "is called during tuning", s->constraint_where);
+    if (s->phase != LS_SCRIPT)
+        ls_fail(L, fn, "declarations are only allowed while the script runs");
+    if (s->declaring)
+        ls_fail(L, fn, "called while %s {} reads its table (declarations do not nest)",
+                s->declaring);
+    s->declaring = fn;
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    int status = lua_pcall(L, lua_gettop(L) - 1, 0, 0);
+    s->declaring = NULL;
+    if (status == LUA_ERRMEM) { /* one line naming the place, as ls_run_file's */
+        char msg[LS_ERR_MAX];
+        ls_memory_error(s, msg, sizeof msg);
+        ls_raise(L, "", msg);
+    }
+    return status == LUA_OK ? 0 : lua_error(L);
+}
+
+static void install(lua_State *L, const char *name, lua_CFunction body)
+{
+    lua_pushcfunction(L, body);
+    lua_pushlightuserdata(L, (void *)name); /* a literal: lives as long as the program */
+    lua_pushcclosure(L, declare, 2);
+    lua_setglobal(L, name);
+}
+
 /* Installs target, matmul, space, tune and the DSL error metatable. */
 void ls_dsl_install(lua_State *L)
 {
@@ -844,12 +920,8 @@ void ls_dsl_install(lua_State *L)
     lua_pushcfunction(L, dsl_error_tostring);
     lua_setfield(L, -2, "__tostring");
     lua_pop(L, 1);
-    lua_pushcfunction(L, l_target);
-    lua_setglobal(L, "target");
-    lua_pushcfunction(L, l_matmul);
-    lua_setglobal(L, "matmul");
-    lua_pushcfunction(L, l_space);
-    lua_setglobal(L, "space");
-    lua_pushcfunction(L, l_tune);
-    lua_setglobal(L, "tune");
+    install(L, "target", l_target);
+    install(L, "matmul", l_matmul);
+    install(L, "space", l_space);
+    install(L, "tune", l_tune);
 }

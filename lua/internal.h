@@ -14,7 +14,10 @@
 #define LS_WHERE_MAX 96           /* "file:line"; Lua shortens file to 60 chars */
 #define LS_DSL_ERROR "npu_tune.dsl_error"   /* registry: metatable of DSL errors */
 #define LS_TARGETS "npu_tune.targets"       /* registry: built-in target tables */
-#define LS_SCRIPT "npu_tune.script"         /* registry: the ls_script (light userdata) */
+
+/* What Lua runs for: declarations are allowed only in LS_SCRIPT; each phase
+ * but LS_IDLE has a time limit. */
+typedef enum { LS_IDLE, LS_SCRIPT, LS_CONSTRAINT } ls_phase;
 
 #define LS_MAX_PROBLEMS 10000     /* problems a script may declare in all */
 
@@ -22,6 +25,18 @@ struct ls_script {
     lua_State *L;
     ls_options opts;
     char *path;                      /* script being run, NULL outside ls_run_file */
+
+    ls_phase phase;
+    const char *declaring;           /* the declaration running ("space"), or NULL */
+    /* An error Lua may swallow (raised in a __gc finalizer, which only warns):
+     * the first one, reported when the phase ends. */
+    char late[LS_ERR_MAX];
+    double clock_start;              /* monotonic seconds when the phase began */
+    double constraint_spent;         /* seconds the constraint calls took so far */
+    bool expired;                    /* the phase ran out of time */
+    size_t mem_used;                 /* bytes Lua holds */
+    bool mem_hit;                    /* an allocation went beyond opts.memory_limit */
+    char mem_where[LS_WHERE_MAX];    /* the Lua code that asked for it */
 
     bool have_target;
     sp_target target;
@@ -57,13 +72,18 @@ bool ls_check_kinds(ls_script *s, char *err, size_t errlen);
 /* ---- dsl.c ---- */
 
 /* Installs target, matmul, space and tune as globals and the DSL error
- * metatable; the script is found through the registry entry LS_SCRIPT. */
+ * metatable; the script is found through ls_script_of. */
 void ls_dsl_install(lua_State *L);
 
 /* Writes "file:line" of the innermost Lua code (above the running C
  * function) with a current line into buf; the running script's path alone
  * when there is none, "" outside a script. */
 void ls_where_here(lua_State *L, char buf[LS_WHERE_MAX]);
+
+/* "file:line" of the innermost Lua code at or above stack level `level`
+ * (0: the running function) with a current line into buf; false (buf
+ * untouched) when there is none. Allocates nothing. */
+bool ls_where_from(lua_State *L, int level, char buf[LS_WHERE_MAX]);
 
 /* Frees the space of s and sets the defaults (all strategies, empty m/n/k
  * axes, double_buffer off, cores {1}, split M, no constraint). False only
@@ -82,12 +102,43 @@ __attribute__((noreturn, format(printf, 3, 4)))
 #endif
 int ls_fail(lua_State *L, const char *fn, const char *fmt, ...);
 
+/* Raises a DSL error with the message "where: msg" (no "where: " when where
+ * is empty); a copy goes to s->late (when empty) if Lua may swallow it. */
+#if defined(__GNUC__)
+__attribute__((noreturn))
+#endif
+int ls_raise(lua_State *L, const char *where, const char *msg);
+
 /* True if the value at idx is a DSL error object; *msg gets its text. */
 bool ls_is_dsl_error(lua_State *L, int idx, const char **msg);
 
 /* The candidate nearest to word within edit distance 2 (and shorter than the
  * word itself), or NULL. */
 const char *ls_suggest(const char *word, const char *const *cands, size_t n);
+
+/* True when Lua code on the stack of L runs as a __gc finalizer. */
+bool ls_in_finalizer(lua_State *L);
+
+/* ---- limits.c ---- */
+
+/* A new Lua state for s: its allocator keeps s->mem_used within the memory
+ * limit, and an instruction-count hook stops code that runs beyond the time
+ * limit of the current phase. NULL when out of memory. */
+lua_State *ls_state_new(ls_script *s);
+
+/* The script of L (any of its threads). */
+ls_script *ls_script_of(lua_State *L);
+
+/* Starts phase p (its clock, a fresh memory report and late error); the
+ * time of all LS_CONSTRAINT phases adds up. */
+void ls_phase_begin(ls_script *s, ls_phase p);
+
+/* Ends the phase (back to LS_IDLE). */
+void ls_phase_end(ls_script *s);
+
+/* "where: not enough memory (a script may use at most 32 MiB)" into buf:
+ * where the allocation failed (the script's path when Lua had no line). */
+void ls_memory_error(const ls_script *s, char *buf, size_t len);
 
 /* ---- values.c ---- */
 

@@ -19,8 +19,6 @@ static int setup(lua_State *L)
 {
     ls_script *s = lua_touserdata(L, 1);
     luaL_openlibs(L);
-    lua_pushlightuserdata(L, s);
-    lua_setfield(L, LUA_REGISTRYINDEX, LS_SCRIPT);
     ls_values_install(L);
     ls_dsl_install(L);
     char err[LS_ERR_MAX];
@@ -46,7 +44,7 @@ ls_script *ls_open(const ls_options *opts)
         s->opts.measures = model_only;
     if (!s->opts.searches)
         s->opts.searches = model_only;
-    s->L = luaL_newstate();
+    s->L = ls_state_new(s);
     if (!s->L) {
         free(s);
         return NULL;
@@ -60,8 +58,23 @@ ls_script *ls_open(const ls_options *opts)
     return s;
 }
 
-/* Message handler: DSL errors pass through untouched, anything else gets a
- * traceback. */
+/* True if the first line of msg names a place as Lua writes it, "x.lua:3:". */
+static bool has_place(const char *msg)
+{
+    for (const char *p = msg; *p && *p != '\n'; p++)
+        if (p[0] == ':' && p[1] >= '0' && p[1] <= '9') {
+            const char *q = p + 1;
+            while (*q >= '0' && *q <= '9')
+                q++;
+            if (*q == ':')
+                return true;
+        }
+    return false;
+}
+
+/* Message handler: DSL errors pass through untouched, anything else gets the
+ * place it was raised (when its message has none: error(nil), error({}),
+ * error("x", 0)) and a traceback. */
 static int message_handler(lua_State *L)
 {
     const char *msg;
@@ -74,20 +87,43 @@ static int message_handler(lua_State *L)
         else
             msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
     }
+    if (!has_place(msg)) {
+        char where[LS_WHERE_MAX];
+        ls_where_here(L, where);
+        msg = lua_pushfstring(L, "%s%s%s", where, where[0] ? ": " : "", msg);
+    }
     luaL_traceback(L, L, msg, 1);
     return 1;
 }
 
-/* Copies the error at the top of the stack into err. */
-static void take_error(lua_State *L, char *err, size_t errlen)
+/* The error of a call that returned status into err: one line naming the
+ * place (memory, DSL errors), or the handler's message and traceback; a
+ * message without a place (Lua's own, such as "error in error handling")
+ * gets the script's path. */
+static void take_error(ls_script *s, int status, char *err, size_t errlen)
 {
+    lua_State *L = s->L;
     const char *msg;
+    if (status == LUA_ERRMEM) {
+        ls_memory_error(s, err, errlen);
+        return;
+    }
     if (!ls_is_dsl_error(L, -1, &msg)) {
         msg = lua_tostring(L, -1);
         if (!msg)
             msg = "(error object is not a string)";
     }
-    snprintf(err, errlen, "%s", msg);
+    if (has_place(msg) || !s->path)
+        snprintf(err, errlen, "%s", msg);
+    else
+        snprintf(err, errlen, "%s: %s", s->path, msg);
+}
+
+/* A full collection: garbage the script left is finalized while it runs. */
+static int collect(lua_State *L)
+{
+    lua_gc(L, LUA_GCCOLLECT);
+    return 0;
 }
 
 /* Forgets every declaration; false when out of memory. */
@@ -133,12 +169,24 @@ bool ls_run_file(ls_script *s, const char *path, char *err, size_t errlen)
 
     int top = lua_gettop(L);
     lua_pushcfunction(L, message_handler);
-    if (luaL_loadfile(L, path) != LUA_OK || lua_pcall(L, 0, 0, top + 1) != LUA_OK) {
-        take_error(L, err, errlen);
-        lua_settop(L, top);
-        return false;
+    s->constraint_spent = 0;
+    ls_phase_begin(s, LS_SCRIPT);
+    int status = luaL_loadfile(L, path);
+    if (status == LUA_OK)
+        status = lua_pcall(L, 0, 0, top + 1);
+    if (status == LUA_OK) {
+        lua_pushcfunction(L, collect);
+        status = lua_pcall(L, 0, 0, top + 1);
     }
+    bool late = status == LUA_OK && s->late[0];
+    if (late)
+        snprintf(err, errlen, "%s", s->late); /* a finalizer's, which Lua only warns of */
+    else if (status != LUA_OK)
+        take_error(s, status, err, errlen);
+    ls_phase_end(s);
     lua_settop(L, top);
+    if (late || status != LUA_OK)
+        return false;
 
     if (!s->have_target) {
         snprintf(err, errlen, "%s: no target declared (add e.g. target \"ascend910\")", path);
@@ -212,18 +260,21 @@ static void set_str(lua_State *L, const char *key, const char *v)
     lua_rawset(L, -3);
 }
 
-/* Calls the constraint with one reused table c; 1 keep, 0 drop, -1 error
- * ("file:line: message" and a traceback in err). 1 when there is none. */
-int ls_constraint(ls_script *s, const sp_problem *p, const sp_config *c, char *err,
-                  size_t errlen)
+typedef struct {
+    const ls_script *s;
+    const sp_problem *p;
+    const sp_config *c;
+} constraint_call;
+
+/* Fills the reused table with the config and the problem and calls the
+ * constraint on it (protected by the caller: filling may run out of memory). */
+static int call_constraint(lua_State *L)
 {
-    if (s->constraint_ref == LUA_NOREF)
-        return 1;
-    lua_State *L = s->L;
-    int top = lua_gettop(L);
-    lua_pushcfunction(L, message_handler);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, s->constraint_ref);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, s->config_ref);
+    const constraint_call *a = lua_touserdata(L, 1);
+    const sp_config *c = a->c;
+    const sp_problem *p = a->p;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, a->s->constraint_ref);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, a->s->config_ref);
     set_str(L, "strategy", sp_strategy_name(c->strategy));
     set_int(L, "m", c->m);
     set_int(L, "n", c->n);
@@ -241,13 +292,36 @@ int ls_constraint(ls_script *s, const sp_problem *p, const sp_config *c, char *e
     set_int(L, "batch", p->batch);
     set_str(L, "dtype", sp_dtype_name(p->dtype));
     set_str(L, "problem", p->name);
-    int keep;
-    if (lua_pcall(L, 1, 1, top + 1) != LUA_OK) {
-        take_error(L, err, errlen);
+    lua_call(L, 1, 1);
+    return 1;
+}
+
+/* Calls the constraint with one reused table c; 1 keep, 0 drop, -1 error
+ * ("file:line: message" and a traceback in err). 1 when there is none. All
+ * calls of a run share the time limit tune.constraint_timeout. */
+int ls_constraint(ls_script *s, const sp_problem *p, const sp_config *c, char *err,
+                  size_t errlen)
+{
+    if (s->constraint_ref == LUA_NOREF)
+        return 1;
+    lua_State *L = s->L;
+    int top = lua_gettop(L);
+    constraint_call a = {s, p, c};
+    lua_pushcfunction(L, message_handler);
+    lua_pushcfunction(L, call_constraint);
+    lua_pushlightuserdata(L, &a);
+    ls_phase_begin(s, LS_CONSTRAINT);
+    int status = lua_pcall(L, 1, 1, top + 1), keep;
+    if (status != LUA_OK) {
+        take_error(s, status, err, errlen);
+        keep = -1;
+    } else if (s->late[0]) { /* a finalizer's, which Lua only warns of */
+        snprintf(err, errlen, "%s", s->late);
         keep = -1;
     } else {
         keep = lua_toboolean(L, -1);
     }
+    ls_phase_end(s);
     lua_settop(L, top);
     return keep;
 }

@@ -10,6 +10,9 @@
 
 #define LS_ERR_MAX 2048
 
+/* Scripts may use this much memory unless ls_options say otherwise. */
+#define LS_MEMORY_LIMIT ((size_t)1 << 30)
+
 /* What the engine of this build can do; the script is checked against it so
  * that `measure = "sim"` in a build without the simulator is a script error
  * with file:line, not a surprise later. The DSL keeps no list of its own:
@@ -19,6 +22,7 @@ typedef struct {
     const char *default_measure;
     const char *const *searches;  /* NULL-terminated */
     const char *default_search;
+    size_t memory_limit;          /* bytes Lua may hold; 0: LS_MEMORY_LIMIT */
 } ls_options;
 
 /* The `tune { ... }` block. Strings are owned by the script. */
@@ -33,18 +37,27 @@ typedef struct {
     double timeout;       /* seconds per candidate, > 0 */
     bool verify;          /* check each winner's result (false: a board that cannot
                            * return C; its table rows say verified 0) */
+    double script_timeout;     /* seconds the script file may run, > 0 */
+    double constraint_timeout; /* seconds all constraint calls may take together, > 0 */
 } ls_tune;
 
 typedef struct ls_script ls_script;
 
 /* A fresh interpreter with the DSL (target, matmul, space, tune, multiples,
- * powers_of_two, range, KiB, MiB) installed; NULL only when out of memory. */
+ * powers_of_two, range, KiB, MiB) installed; NULL only when out of memory.
+ * Lua's memory is capped (opts->memory_limit) and its time too: the script
+ * file may run tune.script_timeout seconds, all constraint calls together
+ * tune.constraint_timeout (Lua code only: not a __gc finalizer, during
+ * which Lua turns hooks off, nor one long call of a C function). */
 ls_script *ls_open(const ls_options *opts);
 
 /* Runs a script file and checks what it declared. Returns false with a
  * message in err: "cannot open 'x.lua': No such file or directory", a
- * "file:line: ..." DSL or syntax error (one line), or a runtime error
- * followed by a Lua traceback. */
+ * "file:line: ..." DSL, syntax, time or memory error (one line), or a
+ * runtime error whose first line names the file (and line when Lua knows
+ * it) followed by a Lua traceback. Declarations are allowed only while the
+ * script file runs (not in a __gc finalizer): once this returns, nothing
+ * the script does changes what it declared. */
 bool ls_run_file(ls_script *s, const char *path, char *err, size_t errlen);
 
 /* Valid after a successful ls_run_file. */
@@ -63,7 +76,9 @@ const char *ls_problem_where(const ls_script *s, size_t i);
 bool ls_has_constraint(const ls_script *s);
 
 /* Calls the space's constraint on (p, c) on the calling (main) thread.
- * Returns 1 keep, 0 drop, -1 error (message with traceback in err). */
+ * Returns 1 keep, 0 drop, -1 error (message with traceback in err; a
+ * declaration, the time limit of all calls together or the memory limit
+ * are one "file:line: ..." line). */
 int ls_constraint(ls_script *s, const sp_problem *p, const sp_config *c,
                   char *err, size_t errlen);
 

@@ -343,5 +343,31 @@ has "genetic search" "$out" "measured in cycles"
 printf 'target "ascend910"\n%s\nspace { m = range(math.mininteger, math.maxinteger) }\n' "$M" >"$work/wide.lua"
 run 1 wide.lua
 same "range at the integer limits" "$err" "npu-tune: wide.lua:3: range: too many items (more than 1048576)"
+cat >"$work/late.lua" <<'EOF'
+target "ascend910"
+matmul { name = "small", shapes = { {64, 64, 64} } }
+space {
+  constraint = function(c)
+    matmul { name = "more", shapes = { {16, 16, 16} } }
+    return true
+  end,
+}
+tune { measure = "model", results = "late/late.csv", table = "late/late-table.csv" }
+EOF
+run 1 late.lua
+same "late declaration" "$err" "npu-tune: late.lua:5: matmul: declarations are only allowed while the script runs; the constraint (late.lua:4) is called during tuning"
+if [ -e "$work/late" ]; then bad "a late declaration wrote output"; else ok; fi
+printf 'target "ascend910"\n%s\ntune { script_timeout = 0.2 }\nwhile true do end\n' "$M" >"$work/spin.lua"
+run 1 spin.lua
+same "endless script" "$err" "npu-tune: spin.lua:4: the script ran for more than 0.2 s (tune { script_timeout = ... } raises the limit)"
+printf 'target "ascend910"\n%s\nspace { constraint = function(c)\n  while true do end\nend }\ntune { measure = "model", constraint_timeout = 0.2, results = "late/spin.csv" }\n' "$M" >"$work/spinc.lua"
+run 1 spinc.lua
+same "endless constraint" "$err" "npu-tune: spinc.lua:4: the constraint ran for more than 0.2 s in all (tune { constraint_timeout = ... } raises the limit)"
+printf 'target "ascend910"\n%s\nlocal s = string.rep("x", (1 << 31) - 1)\n' "$M" >"$work/mem.lua"
+run 1 mem.lua
+same "script memory" "$err" "npu-tune: mem.lua:3: not enough memory (a script may use at most 1 GiB)"
+printf 'target "ascend910"\n%s\nerror(nil)\n' "$M" >"$work/nil.lua"
+run 1 nil.lua
+same "error(nil)" "$(printf '%s\n' "$err" | head -n 1)" "npu-tune: nil.lua:3: (error object is a nil value)"
 
 finish

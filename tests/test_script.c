@@ -556,7 +556,7 @@ static void test_bad(void)
     want = "bad.lua:3: x\nstack traceback:";
     CHECK(strncmp(err, want, strlen(want)) == 0);
     CHECK(!run_text(&opts, "bad.lua", T MM "error({})\n"));
-    want = "(error object is a table value)\nstack traceback:";
+    want = "bad.lua:3: (error object is a table value)\nstack traceback:";
     CHECK(strncmp(err, want, strlen(want)) == 0);
     /* A DSL error deep in user code still points at the calling line. */
     BAD(T MM "local function f()\n  space { m = {} }\nend\nf()\n", "bad.lua:4: space: 'm' is empty");

@@ -1,4 +1,5 @@
-/* test_script_limits.c — hostile scripts (issue 22): integer edges and list limits. */
+/* test_script_limits.c — hostile scripts (issue 22): declarations after the top level,
+ * time and memory limits, error objects, integer edges and list limits. */
 #define _XOPEN_SOURCE 700
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +14,10 @@ static const char *const measures[] = {"model", "command", NULL};
 static const char *const searches[] = {"model", "exhaustive", NULL};
 static const ls_options opts = {.measures = measures, .default_measure = "model",
                                 .searches = searches, .default_search = "model"};
+static const ls_options opts_small = {.measures = measures, .default_measure = "model",
+                                      .searches = searches, .default_search = "model",
+                                      .memory_limit = 32 << 20};
+
 static char tmpdir[] = "/tmp/npu-tune-limits-XXXXXX";
 static char err[LS_ERR_MAX];
 
@@ -52,6 +57,8 @@ static bool run_text(const ls_options *o, const char *text)
 
 /* A bad script: must fail with exactly `want` (the whole message). */
 #define BAD(o, text, want) bad_at((o), (text), (want), __LINE__)
+/* A bad script whose message must start with `want`. */
+#define BAD_START(o, text, want) bad_start_at((o), (text), (want), __LINE__)
 #define GOOD(o, text) good_at((o), (text), __LINE__)
 
 static void bad_at(const ls_options *o, const char *text, const char *want, int line)
@@ -62,12 +69,47 @@ static void bad_at(const ls_options *o, const char *text, const char *want, int 
         check_str(err, want, "err", __FILE__, line);
 }
 
+static void bad_start_at(const ls_options *o, const char *text, const char *want, int line)
+{
+    if (run_text(o, text)) {
+        check_at(0, "script should fail", __FILE__, line);
+        return;
+    }
+    bool ok = strncmp(err, want, strlen(want)) == 0;
+    if (!ok)
+        fprintf(stderr, "%s:%d: err is\n  \"%s\"\nexpected it to start with\n  \"%s\"\n", __FILE__,
+                line, err, want);
+    check_at(ok, "err starts with want", __FILE__, line);
+}
+
 static void good_at(const ls_options *o, const char *text, int line)
 {
     bool ok = run_text(o, text);
     if (!ok)
         fprintf(stderr, "%s:%d: %s\n", __FILE__, line, err);
     check_at(ok, "script should run", __FILE__, line);
+}
+
+/* A script whose first constraint call must fail with exactly `want`;
+ * returns it open (caller closes) for more checks, NULL if it did not run. */
+#define CONSTRAINT_FAILS(o, text, want) constraint_fails_at((o), (text), (want), __LINE__)
+
+/* A legal config of the 64x64x64 problem. */
+static const sp_config cfg = {.m = 64, .n = 64, .k = 64, .cores = 1, .strategy = SP_OS,
+                              .split = SP_SPLIT_M};
+
+static ls_script *constraint_fails_at(const ls_options *o, const char *text, const char *want,
+                                      int line)
+{
+    ls_script *s = open_text(o, "c.lua", text);
+    if (!check_at(s != NULL, "script runs", __FILE__, line)) {
+        fprintf(stderr, "%s\n", err);
+        return NULL;
+    }
+    check_int(ls_constraint(s, ls_problem(s, 0), &cfg, err, sizeof err), -1, "ls_constraint",
+              __FILE__, line);
+    check_str(err, want, "err", __FILE__, line);
+    return s;
 }
 
 #define T "target \"ascend910\"\n"
@@ -130,6 +172,207 @@ static void integer_edges(void)
                   "matmul { name = \"x\", shapes = s }\n");
 }
 
+/* Item 1: after the top level returned, every declaration is an error and
+ * nothing the script declared moves or changes. */
+static void late_declarations(void)
+{
+    /* A constraint that declares problems: the problem array stays where it
+     * is (the caller holds pointers into it: ASan would see the realloc). */
+    ls_script *s = open_text(&opts, "late.lua",
+                             T MM
+                             "local shapes = {}\n"
+                             "for i = 1, 100 do shapes[i] = { 16, 16, 16 } end\n"
+                             "space { constraint = function(c)\n"
+                             "  matmul { name = \"y\", shapes = shapes }\n"
+                             "  return true\n"
+                             "end }\n");
+    if (CHECK(s != NULL)) {
+        const sp_problem *p = ls_problem(s, 0);
+        CHECK_INT(ls_constraint(s, p, &cfg, err, sizeof err), -1);
+        CHECK_STR(err, "late.lua:6: matmul: declarations are only allowed while the script runs; "
+                       "the constraint (late.lua:5) is called during tuning");
+        CHECK_INT(ls_nproblems(s), 1);
+        CHECK_STR(p->name, "x");
+        CHECK(ls_problem(s, 0) == p);
+        ls_close(s);
+    }
+
+    /* tune from a constraint would bypass the checks of measure and target. */
+    s = open_text(&opts, "late.lua",
+                  T MM "space { constraint = function(c)\n"
+                       "  if c.m == 64 then tune { measure = \"host\" } end\n"
+                       "  return true\n"
+                       "end }\n");
+    if (CHECK(s != NULL)) {
+        sp_config c = cfg;
+        c.m = 32;
+        CHECK_INT(ls_constraint(s, ls_problem(s, 0), &c, err, sizeof err), 1);
+        CHECK_INT(ls_constraint(s, ls_problem(s, 0), &cfg, err, sizeof err), -1);
+        CHECK_STR(err, "late.lua:4: tune: declarations are only allowed while the script runs; "
+                       "the constraint (late.lua:3) is called during tuning");
+        CHECK_STR(ls_tune_get(s)->measure, "model");
+        ls_close(s);
+    }
+
+    /* Caught by the constraint itself: nothing changed, the call goes on. */
+    s = open_text(&opts, "late.lua",
+                  T MM "space { constraint = function(c)\n"
+                       "  return not pcall(space, {})\n"
+                       "end }\n");
+    if (CHECK(s != NULL)) {
+        CHECK_INT(ls_constraint(s, ls_problem(s, 0), &cfg, err, sizeof err), 1);
+        CHECK(ls_has_constraint(s));
+        ls_close(s);
+    }
+
+    /* A __gc finalizer runs whenever the collector decides: never a
+     * declaration, even while the script runs (Lua would swallow the error,
+     * so the run reports it). */
+    BAD(&opts,
+        T MM "setmetatable({}, { __gc = function()\n"
+             "  matmul { name = \"y\", shapes = { {16, 16, 16} } }\n"
+             "end })\n"
+             "collectgarbage()\n",
+        "bad.lua:4: matmul: declarations are not allowed in a __gc finalizer (it runs "
+        "whenever the garbage collector decides)");
+    /* ... garbage the script left behind is collected before the run ends. */
+    BAD(&opts,
+        T MM "setmetatable({}, { __gc = function()\n"
+             "  target \"ascend310\"\n"
+             "end })\n",
+        "bad.lua:4: target: declarations are not allowed in a __gc finalizer (it runs "
+        "whenever the garbage collector decides)");
+    /* ... during the constraint phase: that call fails. */
+    s = CONSTRAINT_FAILS(&opts,
+                         T MM "local keep = setmetatable({}, { __gc = function()\n"
+                              "  tune { budget = 3 }\n"
+                              "end })\n"
+                              "space { constraint = function(c)\n"
+                              "  keep = nil\n"
+                              "  collectgarbage()\n"
+                              "  return true\n"
+                              "end }\n",
+                         "c.lua:4: tune: declarations are not allowed in a __gc finalizer (it "
+                         "runs whenever the garbage collector decides)");
+    if (s)
+        CHECK_INT(ls_tune_get(s)->budget, 32);
+    ls_close(s);
+    /* ... when the interpreter closes: refused, nothing to report, no crash. */
+    s = open_text(&opts, "late.lua",
+                  T MM "keep = setmetatable({}, { __gc = function()\n"
+                       "  matmul { name = \"y\", shapes = { {16, 16, 16} } }\n"
+                       "end })\n");
+    if (CHECK(s != NULL)) {
+        CHECK_INT(ls_nproblems(s), 1);
+        ls_close(s);
+    }
+
+    /* A declaration inside another (a metamethod of its table). */
+    BAD(&opts,
+        T MM "space(setmetatable({}, { __index = function(t, k)\n"
+             "  if k == \"m\" then matmul { name = \"y\", shapes = { {16, 16, 16} } } end\n"
+             "end }))\n",
+        "bad.lua:4: matmul: called while space {} reads its table (declarations do not nest)");
+}
+
+/* Item 2: bounded time (an instruction-count hook) and memory. */
+static void limits(void)
+{
+    BAD(&opts, T MM "tune { script_timeout = 0.2 }\nwhile true do end\n",
+        "bad.lua:4: the script ran for more than 0.2 s (tune { script_timeout = ... } raises "
+        "the limit)");
+    /* Catching the error does not help: past the limit every instruction raises. */
+    BAD(&opts,
+        T MM "tune { script_timeout = 0.2 }\n"
+             "local function spin() while true do end end\n"
+             "while true do pcall(spin) end\n",
+        "bad.lua:5: the script ran for more than 0.2 s (tune { script_timeout = ... } raises "
+        "the limit)");
+    /* ... nor does a coroutine. */
+    BAD(&opts,
+        T MM "tune { script_timeout = 0.2 }\n"
+             "while true do coroutine.resume(coroutine.create(function() while true do end end)) end\n",
+        "bad.lua:4: the script ran for more than 0.2 s (tune { script_timeout = ... } raises "
+        "the limit)");
+    BAD(&opts, T MM "tune { script_timeout = 0 }\n",
+        "bad.lua:3: tune: 'script_timeout' must be a positive number");
+    BAD(&opts, T MM "tune { constraint_timeout = 0/0 }\n",
+        "bad.lua:3: tune: 'constraint_timeout' must be a positive number");
+    BAD(&opts, T MM "tune { script_timout = 1 }\n",
+        "bad.lua:3: tune: unknown key 'script_timout' (did you mean 'script_timeout'?)");
+
+    ls_script *s = open_text(&opts, "t.lua", T MM);
+    if (CHECK(s != NULL)) {
+        CHECK(ls_tune_get(s)->script_timeout == 60);
+        CHECK(ls_tune_get(s)->constraint_timeout == 60);
+        ls_close(s);
+    }
+
+    /* The constraint phase: one endless call ... */
+    s = CONSTRAINT_FAILS(&opts,
+                         T MM "tune { constraint_timeout = 0.2 }\n"
+                              "space { constraint = function(c)\n"
+                              "  while true do end\n"
+                              "end }\n",
+                         "c.lua:5: the constraint ran for more than 0.2 s in all (tune { "
+                         "constraint_timeout = ... } raises the limit)");
+    /* the phase is over: later calls fail at once */
+    if (s)
+        CHECK_INT(ls_constraint(s, ls_problem(s, 0), &cfg, err, sizeof err), -1);
+    ls_close(s);
+    /* ... or many calls that are slow together (each takes 0.05 s of CPU):
+     * without a limit on all calls together, the 200 calls would pass. */
+    s = open_text(&opts, "t.lua",
+                  T MM "tune { constraint_timeout = 0.3 }\n"
+                       "space { constraint = function(c) local t = os.clock() "
+                       "while os.clock() - t < 0.05 do end return true end }\n");
+    if (CHECK(s != NULL)) {
+        int r = 1, calls = 0;
+        while (r == 1 && calls < 200) {
+            r = ls_constraint(s, ls_problem(s, 0), &cfg, err, sizeof err);
+            calls++;
+        }
+        CHECK_INT(r, -1);
+        CHECK_STR(err, "t.lua:4: the constraint ran for more than 0.3 s in all (tune { "
+                       "constraint_timeout = ... } raises the limit)");
+        ls_close(s);
+    }
+    /* Memory: the allocation that went beyond the limit names its line. */
+    BAD(&opts_small, T MM "local t = {}\nfor i = 1, 1e9 do t[i] = i end\n",
+        "bad.lua:4: not enough memory (a script may use at most 32 MiB)");
+    BAD(&opts_small, T MM "local s = string.rep(\"x\", 1 << 30)\n",
+        "bad.lua:3: not enough memory (a script may use at most 32 MiB)");
+    /* ... in a constraint too. */
+    ls_close(CONSTRAINT_FAILS(&opts_small,
+                              T MM "space { constraint = function(c)\n"
+                                   "  local t = {}\n"
+                                   "  for i = 1, 1e9 do t[i] = { i } end\n"
+                                   "end }\n",
+                              "c.lua:5: not enough memory (a script may use at most 32 MiB)"));
+}
+
+/* Item 9: whatever the script raises, the first line names the file. */
+static void error_objects(void)
+{
+    BAD_START(&opts, T MM "error(nil)\n", "bad.lua:3: (error object is a nil value)\nstack traceback:");
+    BAD_START(&opts, T MM "error({})\n", "bad.lua:3: (error object is a table value)\nstack traceback:");
+    BAD_START(&opts, T MM "error(true)\n", "bad.lua:3: (error object is a boolean value)\nstack traceback:");
+    BAD_START(&opts, T MM "error(setmetatable({}, { __tostring = function() return \"mine\" end }))\n",
+              "bad.lua:3: mine\nstack traceback:");
+    BAD_START(&opts, T MM "error(\"plain\", 0)\n", "bad.lua:3: plain\nstack traceback:");
+    BAD_START(&opts, T MM "error(42)\n", "bad.lua:3: 42\nstack traceback:");
+    /* A message that has its place keeps it. */
+    BAD_START(&opts, T MM "error(\"x\")\n", "bad.lua:3: x\nstack traceback:");
+    ls_script *s = open_text(&opts, "e.lua",
+                             T MM "space { constraint = function(c)\n  error(nil)\nend }\n");
+    if (CHECK(s != NULL)) {
+        CHECK_INT(ls_constraint(s, ls_problem(s, 0), &cfg, err, sizeof err), -1);
+        const char *want = "e.lua:4: (error object is a nil value)\nstack traceback:";
+        CHECK(strncmp(err, want, strlen(want)) == 0);
+    }
+    ls_close(s);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -137,7 +380,10 @@ int main(void)
         return 1;
     }
     integer_edges();
-    static const char *const names[] = {"bad.lua", "late.lua", "t.lua", "c.lua", "e.lua", "inc.lua"};
+    late_declarations();
+    limits();
+    error_objects();
+    static const char *const names[] = {"bad.lua", "late.lua", "t.lua", "c.lua", "e.lua"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         char path[256];
         snprintf(path, sizeof path, "%s/%s", tmpdir, names[i]);
