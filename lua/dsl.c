@@ -784,6 +784,8 @@ static void read_measure(lua_State *L, ls_script *s)
     if (!in_list(s->opts.measures, "command"))
         ls_fail(L, "tune", "measure {command = ...} is not available (available: %s)",
                 join(s->opts.measures, list, sizeof list));
+    if (s->opts.safe)
+        ls_fail(L, "tune", "measure {command = ...} runs a shell command: --safe forbids it");
     if (!set_str(&s->tune.command, lua_tostring(L, -1)) || !set_str(&s->tune.measure, "command"))
         luaL_error(L, "not enough memory");
     s->measure_given = true;

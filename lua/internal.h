@@ -140,6 +140,13 @@ void ls_phase_end(ls_script *s);
  * where the allocation failed (the script's path when Lua had no line). */
 void ls_memory_error(const ls_script *s, char *buf, size_t len);
 
+/* ---- libs.c ---- */
+
+/* Opens the libraries a script gets: all of Lua's, or with opts.safe only
+ * base (without dofile and loadfile; load takes text only), string, table
+ * and math; reading a global of the others is a DSL error naming --safe. */
+void ls_libs_open(lua_State *L, bool safe);
+
 /* ---- values.c ---- */
 
 /* Installs multiples, powers_of_two, range, KiB and MiB as globals. */

@@ -18,7 +18,7 @@ static const char *const model_only[] = {"model", NULL};
 static int setup(lua_State *L)
 {
     ls_script *s = lua_touserdata(L, 1);
-    luaL_openlibs(L);
+    ls_libs_open(L, s->opts.safe);
     ls_values_install(L);
     ls_dsl_install(L);
     char err[LS_ERR_MAX];

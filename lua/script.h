@@ -22,6 +22,8 @@ typedef struct {
     const char *default_measure;
     const char *const *searches;  /* NULL-terminated */
     const char *default_search;
+    bool safe;                    /* --safe: only Lua's base, string, table and math
+                                   * libraries, no measure = { command = ... } */
     size_t memory_limit;          /* bytes Lua may hold; 0: LS_MEMORY_LIMIT */
 } ls_options;
 

@@ -369,5 +369,14 @@ same "script memory" "$err" "npu-tune: mem.lua:3: not enough memory (a script ma
 printf 'target "ascend910"\n%s\nerror(nil)\n' "$M" >"$work/nil.lua"
 run 1 nil.lua
 same "error(nil)" "$(printf '%s\n' "$err" | head -n 1)" "npu-tune: nil.lua:3: (error object is a nil value)"
+printf 'target "ascend910"\n%s\nlocal f = assert(io.open("io.lua"))\nf:close()\ntune { measure = "model", results = "late/io.csv", table = "late/io-table.csv" }\n' "$M" >"$work/io.lua"
+run 0 io.lua
+run 1 --safe io.lua
+same "--safe io" "$err" "npu-tune: io.lua:3: 'io' is not available with --safe (scripts get only the base, string, table and math libraries)"
+printf 'target "ascend910"\n%s\ntune { measure = { command = "sh board.sh {kernel}" } }\n' "$M" >"$work/cmd.lua"
+run 1 --safe cmd.lua
+same "--safe command" "$err" "npu-tune: cmd.lua:3: tune: measure {command = ...} runs a shell command: --safe forbids it"
+run 0 --help
+has "help --safe" "$out" "--safe"
 
 finish

@@ -1,5 +1,5 @@
 /* test_script_limits.c — hostile scripts (issue 22): declarations after the top level,
- * time and memory limits, error objects, integer edges and list limits. */
+ * time and memory limits, error objects, integer edges and list limits, --safe. */
 #define _XOPEN_SOURCE 700
 #include <stdint.h>
 #include <stdio.h>
@@ -14,6 +14,9 @@ static const char *const measures[] = {"model", "command", NULL};
 static const char *const searches[] = {"model", "exhaustive", NULL};
 static const ls_options opts = {.measures = measures, .default_measure = "model",
                                 .searches = searches, .default_search = "model"};
+static const ls_options opts_safe = {.measures = measures, .default_measure = "model",
+                                     .searches = searches, .default_search = "model",
+                                     .safe = true};
 static const ls_options opts_small = {.measures = measures, .default_measure = "model",
                                       .searches = searches, .default_search = "model",
                                       .memory_limit = 32 << 20};
@@ -373,6 +376,48 @@ static void error_objects(void)
     ls_close(s);
 }
 
+/* --safe: only base, string, table and math; no file system, no shell. */
+static void safe(void)
+{
+    write_file("inc.lua", "return 42\n");
+    /* Without --safe a script is code like a Makefile. */
+    GOOD(&opts, T MM "local f = assert(io.open(\"inc.lua\"))\n"
+                     "assert(f:read(\"a\") == \"return 42\\n\")\n"
+                     "f:close()\n"
+                     "assert(os.execute(\"true\"))\n"
+                     "assert(require(\"string\") == string)\n"
+                     "assert(dofile(\"inc.lua\") == 42)\n"
+                     "assert(loadfile(\"inc.lua\")() == 42)\n"
+                     "assert(load(string.dump(function() return 7 end))() == 7)\n"
+                     "tune { measure = { command = \"./board {kernel}\" } }\n");
+    /* Each withheld name is an error saying why, where it is read. */
+    static const struct { const char *code, *name; } withheld[] = {
+        {"local f = io.open(\"inc.lua\")", "io"},  {"os.execute(\"true\")", "os"},
+        {"local m = require(\"string\")", "require"}, {"dofile(\"inc.lua\")", "dofile"},
+        {"loadfile(\"inc.lua\")", "loadfile"},    {"local d = debug.getinfo(1)", "debug"},
+        {"local p = package", "package"}};
+    for (size_t i = 0; i < sizeof withheld / sizeof *withheld; i++) {
+        char text[256], want[256];
+        snprintf(text, sizeof text, T MM "%s\n", withheld[i].code);
+        snprintf(want, sizeof want, "bad.lua:3: '%s' is not available with --safe (scripts get only "
+                 "the base, string, table and math libraries)", withheld[i].name);
+        BAD(&opts_safe, text, want);
+    }
+    /* Text chunks load, binary ones do not; other globals read as nil. */
+    GOOD(&opts_safe, T MM "assert(load(\"return 1 + 1\")() == 2)\n"
+                          "assert(load(\"return x\", \"c\", \"t\", { x = 5 })() == 5)\n"
+                          "local f, e = load(string.dump(function() return 7 end))\n"
+                          "assert(f == nil and e:find(\"binary\"))\n"
+                          "f, e = load(string.dump(function() return 7 end), \"b\", \"b\")\n"
+                          "assert(f == nil)\n"
+                          "assert(undefined_global == nil)\n"
+                          "assert(string.rep(\"a\", 3) == \"aaa\" and math.max(1, 2) == 2)\n"
+                          "assert(table.concat({ 1, 2 }, \",\") == \"1,2\")\n"
+                          "collectgarbage()\n");
+    BAD(&opts_safe, T MM "tune { measure = { command = \"./board {kernel}\" } }\n",
+        "bad.lua:3: tune: measure {command = ...} runs a shell command: --safe forbids it");
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -383,7 +428,8 @@ int main(void)
     late_declarations();
     limits();
     error_objects();
-    static const char *const names[] = {"bad.lua", "late.lua", "t.lua", "c.lua", "e.lua"};
+    safe();
+    static const char *const names[] = {"bad.lua", "late.lua", "t.lua", "c.lua", "e.lua", "inc.lua"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         char path[256];
         snprintf(path, sizeof path, "%s/%s", tmpdir, names[i]);

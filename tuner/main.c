@@ -27,9 +27,10 @@ static int help(void)
 {
     printf("npu-tune %s — autotuner for matrix kernels on NPU-style accelerators\n\n"
            "usage:\n"
-           "  npu-tune [--quiet] [--format text|csv] [--seed N] [--wait] SCRIPT.lua\n"
+           "  npu-tune [--quiet] [--format text|csv] [--seed N] [--wait] [--safe] SCRIPT.lua\n"
            "                                      run the script's tuning (--wait: queue behind\n"
-           "                                      another run on the same journal)\n"
+           "                                      another run on the same journal; --safe: only\n"
+           "                                      Lua's base, string, table and math; no command)\n"
            "  npu-tune model --target T --shape MxNxK [--batch B] [--dtype fp16|int8|fp32|bf16]\n"
            "                 [--strategy IS|WS|OS] [--tile mxnxk] [--double-buffer on|off]\n"
            "                 [--cores C] [--split M|N|MN] [--micro MRxNR] [--format text|csv]\n"

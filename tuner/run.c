@@ -576,7 +576,8 @@ static void summary(const tn_session *r, const plan *pls, size_t np)
 
 static int usage(const char *why)
 {
-    return tn_usage(NULL, "usage: npu-tune [--quiet] [--format text|csv] [--seed N] [--wait] SCRIPT.lua\n", why);
+    return tn_usage(NULL, "usage: npu-tune [--quiet] [--format text|csv] [--seed N] [--wait]\n"
+                    "       [--safe] SCRIPT.lua\n", why);
 }
 
 /* The files of a run must be distinct (rs_paths_distinct): the script, the
@@ -649,11 +650,12 @@ int tn_run(int argc, char **argv)
                                          {"format", required_argument, 0, 'f'},
                                          {"seed", required_argument, 0, 's'},
                                          {"wait", no_argument, 0, 'w'},
+                                         {"safe", no_argument, 0, 'S'},
                                          {0, 0, 0, 0}};
     tn_session r = {0};
     long long seed = -1;
+    bool safe = false, wait = false;
     int o;
-    bool wait = false;
     char why[160];
     opterr = 0;
     optind = 1;
@@ -661,6 +663,7 @@ int tn_run(int argc, char **argv)
         switch (o) {
         case 'q': r.quiet = 1; break;
         case 'w': wait = true; break;
+        case 'S': safe = true; break;
         case 'f':
             if (strcmp(optarg, "text") && strcmp(optarg, "csv"))
                 return snprintf(why, sizeof why, "--format '%s' is not text or csv", optarg), usage(why);
@@ -681,7 +684,7 @@ int tn_run(int argc, char **argv)
         return usage(optind >= argc ? "a SCRIPT.lua is required" : "one SCRIPT.lua only");
     const char *path = argv[optind];
     ls_options lo = {.measures = ms_backend_names, .default_measure = "sim",
-                     .searches = tn_search_names, .default_search = "model"};
+                     .searches = tn_search_names, .default_search = "model", .safe = safe};
     if (!(r.script = ls_open(&lo))) {
         tn_error("out of memory starting Lua");
         return TN_ERROR;
