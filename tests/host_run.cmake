@@ -2,6 +2,6 @@
 # measure/roofline.c); included from tests/CMakeLists.txt.
 add_executable(test_host_run ${CMAKE_CURRENT_LIST_DIR}/test_host_run.c)
 target_include_directories(test_host_run PRIVATE ${CMAKE_CURRENT_LIST_DIR})
-target_link_libraries(test_host_run PRIVATE measure codegen space GSL::gsl OpenMP::OpenMP_C)
+target_link_libraries(test_host_run PRIVATE measure codegen space GSL::gsl OpenMP::OpenMP_C m)
 add_test(NAME host_run COMMAND test_host_run)
 set_tests_properties(host_run PROPERTIES TIMEOUT 120)
