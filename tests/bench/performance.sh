@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# performance.sh — runs the benchmarks (ctest label "bench") one at a time and writes
+# docs/performance.md from their output: the machine, then per bench its command and output.
+# Usage: tests/bench/performance.sh [-b BUILD_DIR] [-o FILE] [BENCH...]
+#   BUILD_DIR  a configured and built tree (default: build, as setup.sh makes it)
+#   FILE       where the page goes (default: docs/performance.md of this checkout)
+#   BENCH      run only these (the others are listed as not run); default: all
+set -euo pipefail
+src=$(cd "$(dirname "$0")/../.." && pwd)
+build=build
+out=$src/docs/performance.md
+while getopts "b:o:h" opt; do
+    case $opt in
+    b) build=$OPTARG ;;
+    o) out=$OPTARG ;;
+    *) sed -n '3,7s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+    esac
+done
+shift $((OPTIND - 1))
+cd "$src"
+if [ ! -f "$build/CTestTestfile.cmake" ]; then
+    echo "performance.sh: '$build' is not a build tree (run ./setup.sh first)" >&2
+    exit 1
+fi
+
+# The page's order of the benches and what each measures; ctest's other benches
+# (label bench) follow them.
+order=(bench_enumerate bench_sim sim_speed bench_rank bench_search
+       bench_host_ukr bench_host_dtypes bench_host_footprint bench_host_model bench_host_kernel)
+declare -A about=(
+[bench_enumerate]="How fast the legal space is enumerated and ranked by the model: the widened
+space of examples/bert.lua (every strategy; m, n, k every multiple of 16 up to the dimension;
+double buffering off and on; 1, 2, 4, 8, 16 and 32 cores; splits M, N and MN) on ascend910.
+The figure is legal candidates per second, the median of 15 repetitions at 1 and at 2
+threads, measured one after the other in one run."
+[bench_sim]="The simulator's speed in simulated instructions per second, in timing mode and in
+functional mode (which moves the data and checks the result): the OS 256x256x128 kernel of
+512x768x768, the fastest config of that shape (medians of 21 repetitions in timing mode, 5 in functional mode) and the
+longest kernel of the BERT shapes, OS 16x16x16 double-buffered on 512x3072x768 (5 and 1)."
+[sim_speed]="Timing mode on a double-buffered OS kernel of about 480000 instructions (the best of 7
+runs); the test fails below 2e7 instructions per second in an optimised build."
+[bench_rank]="How well the model ranks what the simulator measures: every legal config of the
+three BERT shapes (ascend910, fp16, double buffering off and on, 1 core) generated and
+simulated. spearman is the rank correlation of estimated and simulated cycles over the whole
+space, top100 the same among the 100 configs the simulator finds fastest, regret how much
+slower the model's first pick simulates than the best config (0%: the same)."
+[bench_search]="Every search strategy against the exhaustive optimum: 22 shapes (BERT-like and odd
+sizes with tails; fp16, double buffering off and on, 1 core) are simulated in full once, then
+each strategy replays them with a budget of 1% of the legal space (at least 8) and seeds 1 to
+3. within_1% counts the runs whose best is within 1% of the optimum; median_meas_to_1% is the
+median over the runs of the measurements a run takes to get there (-: most runs never do)."
+[bench_host_ukr]="The ceiling of the generated host micro-kernels: each register tile alone, with its
+operands in L1 and with its B panels streaming from L2, against the roofline's FMA peak of
+one core."
+[bench_host_dtypes]="What 16-bit storage costs: the same generated kernel with A and B in fp32, bf16
+and fp16 (C and every sum fp32), checked against the exact result, then timed side by side
+in round-robin rounds on the BERT shapes at 1 and 2 threads. The ratios are medians of the
+per-round ratios to fp32, with the rounds in which the 16-bit kernel was ahead."
+[bench_host_footprint]="What the memory a GEMM's operands take costs: a pointer chase shows how far
+the caches reach, then one generated kernel runs the call's flops three ways side by side
+(the call; its k blocks as separate calls on their own slices; the same calls all on the
+first slices, which stay cached)."
+[bench_host_model]="How well the host model ranks real measurements: tests/bench/host_sample.lua
+measures a uniform random sample of the one-thread space (60 configs per shape; its target
+sets L2 to 2 MiB, so that blocks filling a 1 MiB L2 are sampled too), then every measured
+row is estimated again. spearman_then is the rank correlation of the measurements with the
+estimates in the journal (the sample's target), spearman_now with this build's model on the
+detected target; pick_*_% is how much slower the model's first pick measured than the
+sample's fastest; db1/db0 compares measured/estimated of double-buffered rows with the
+others'; the bins show measured/estimated by the packed B block's share of L2."
+[bench_host_kernel]="The tuned host kernels against OpenBLAS: tests/bench/host_bench.sh tunes the
+BERT shapes and 1024x1024x1024 at 1 thread and at 2 (tests/bench/host_bench.lua), then times
+side by side, round-robin in one run, the tuned kernels, OpenBLAS cblas_sgemm with its
+default core type and every OPENBLAS_CORETYPE this CPU runs, and the FMA loop for each
+GEMM's flops. Ratios are medians of per-round ratios."
+)
+# What a bench needs besides the build: a function that prints what is missing, or nothing.
+openblas() {
+    ldconfig -p 2>/dev/null | grep -q 'libopenblas\.so' ||
+        echo "OpenBLAS (apt-get install libopenblas-dev; it is loaded at run time, not linked)"
+}
+declare -A needs=([bench_host_kernel]=openblas)
+
+mapfile -t registered < <(ctest --test-dir "$build" -N -L bench | sed -n 's/^ *Test *#[0-9]*: //p')
+names=()
+for n in "${order[@]}" "${registered[@]}"; do
+    [[ " ${registered[*]} " == *" $n "* && " ${names[*]} " != *" $n "* ]] && names+=("$n")
+done
+for want in "$@"; do
+    [[ " ${names[*]} " == *" $want "* ]] ||
+        { echo "performance.sh: no bench '$want' in $build (benches: ${names[*]})" >&2; exit 2; }
+done
+# Whether bench $1 is among the ones asked for ($2...; none: all).
+selected() {
+    local n=$1
+    shift
+    [ $# -eq 0 ] && return 0
+    for w in "$@"; do [ "$w" = "$n" ] && return 0; done
+    return 1
+}
+
+# The machine.
+field() { lscpu | sed -n "s/^$1: *//p" | head -1; }
+isa=sse
+grep -qw avx2 /proc/cpuinfo && isa=AVX2
+grep -qw avx512f /proc/cpuinfo && isa=AVX-512
+virt=$(field "Hypervisor vendor")
+commit=$(git -C "$src" describe --always --dirty 2>/dev/null || echo "not a git checkout")
+version=$("$build/tuner/npu-tune" --version)
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+page=$tmp/page.md
+
+# Lines of a test's output from `ctest -V`: the "N: " prefix removed, ctest's own
+# lines dropped, paths relative to the checkout.
+test_output() {
+    sed -n 's/^[0-9][0-9]*: //p' "$1" |
+        grep -v -e '^Test command: ' -e '^Working Directory: ' -e '^Test timeout computed to be: ' \
+             -e '^Environment variables: ' | sed "s|$src/||g" || true
+}
+
+# CPU seconds the machine spent busy (user, nice, system, irq, softirq) since boot.
+busy_seconds() {
+    awk -v hz="$(getconf CLK_TCK)" '/^cpu / { print ($2 + $3 + $4 + $7 + $8) / hz }' /proc/stat
+}
+
+# CPU seconds this shell's finished children have used (times runs in this shell: in a
+# command substitution it would report the subshell's).
+children_seconds() {
+    times > "$tmp/times"
+    tail -1 "$tmp/times" | awk '{ s = 0; for (i = 1; i <= NF; i++) { split($i, t, "m"); s += t[1] * 60 + t[2] } print s }'
+}
+
+# Output as Markdown: lines starting with '|' (tables) as they are, the rest fenced.
+as_markdown() {
+    awk 'BEGIN { fenced = 0 }
+         /^\|/ { if (fenced) { print "```"; fenced = 0 } print; next }
+         { if (!fenced) { print "```"; fenced = 1 } print }
+         END { if (fenced) print "```" }'
+}
+
+{
+    echo "<!-- Written by tests/bench/performance.sh from the benchmarks' output; do not edit. -->"
+    echo "# Performance"
+    echo
+    echo "One run of the benchmarks of \`tests/bench/\` (ctest label \`bench\`), one at a time, on"
+    echo "the machine below. \`tests/bench/performance.sh\` ran them and wrote this page; run it again"
+    echo "to measure your own machine (\`./setup.sh && tests/bench/performance.sh\`). Each section"
+    echo "gives the command, its wall time, how much of the machine's CPU time other processes took"
+    echo "while it ran (the machine may be shared, and the host benches time real kernels: a kernel"
+    echo "on 2 threads waits for a busy core at every join), and the output."
+    echo
+    echo "## The machine"
+    echo
+    echo "- CPU: $(field "Model name"), $(nproc) cores online ($(field "Thread(s) per core") thread(s) per core), $isa"
+    echo "- caches: L1d $(field "L1d cache"), L2 $(field "L2 cache"), L3 $(field "L3 cache") (lscpu)"
+    echo "- ${virt:+virtual machine ($virt), }Linux $(uname -r), $(grep -m1 MemTotal /proc/meminfo | awk '{printf "%.0f GiB", $2 / 1048576}') of memory"
+    echo "- compiler: $(cc --version | head -1)"
+    echo "- $version, commit $commit, build \`$build\` ($(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$build/CMakeCache.txt"))"
+} > "$page"
+
+total=0 failed=0
+for name in "${names[@]}"; do
+    {
+        echo
+        echo "## $name"
+        echo
+        echo "${about[$name]:-(performance.sh has no description of this bench yet.)}"
+        echo
+    } >> "$page"
+    cmd="ctest --test-dir $build -L bench -R '^$name\$' -V"
+    why=""
+    [ -n "${needs[$name]+x}" ] && why=$(${needs[$name]})
+    if ! selected "$name" "$@"; then
+        echo "Not run this time (\`$cmd\` runs it)." >> "$page"
+        continue
+    fi
+    if [ -n "$why" ]; then
+        echo "Not run on this machine: needs $why. \`$cmd\` runs it." >> "$page"
+        continue
+    fi
+    echo "performance.sh: $name" >&2
+    log=$tmp/$name.log
+    rc=0
+    children_seconds > "$tmp/ours0"
+    busy0=$(busy_seconds) wall0=$(date +%s.%N)
+    ctest --test-dir "$build" -L bench -R "^$name\$" -V > "$log" 2>&1 || rc=$?
+    busy1=$(busy_seconds) wall1=$(date +%s.%N)
+    children_seconds > "$tmp/ours1"
+    others=$(awk -v b0="$busy0" -v b1="$busy1" -v o0="$(cat "$tmp/ours0")" -v o1="$(cat "$tmp/ours1")" \
+                 -v w0="$wall0" -v w1="$wall1" -v n="$(nproc)" \
+                 'BEGIN { s = ((b1 - b0) - (o1 - o0)) / ((w1 - w0) * n); printf "%.0f", 100 * (s > 0 ? s : 0) }')
+    secs=$(grep -E "Test +#[0-9]+: $name " "$log" | sed -E 's/.* ([0-9.]+) sec.*/\1/' | tail -1)
+    ran=$(sed -n 's/^[0-9][0-9]*: Test command: //p' "$log" | head -1 | sed "s|$src/||g")
+    if [ -z "$ran" ]; then
+        echo "performance.sh: ctest ran no test '$name' in $build" >&2
+        exit 1
+    fi
+    [ "$rc" -eq 0 ] || failed=1
+    total=$(awk -v a="$total" -v b="${secs:-0}" 'BEGIN { print a + b }')
+    {
+        echo "\`$cmd\` (runs \`$ran\`): ${secs:-?} s; other processes took $others% of the machine's CPU time meanwhile."
+        [ "$rc" -eq 0 ] || echo "**It failed** (ctest's exit status $rc); its output:"
+        echo
+        test_output "$log" | as_markdown
+    } >> "$page"
+done
+echo "performance.sh: the benches took $total s" >&2
+mv "$page" "$out.tmp.$$"
+mv "$out.tmp.$$" "$out"
+exit "$failed"
