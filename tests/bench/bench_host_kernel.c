@@ -211,10 +211,10 @@ static void serve(const char *so, int in, int out)
     ms_roofline roof;
     bool have_roof = false;
     while (read_all(in, &q, sizeof q) && q.what != REQ_QUIT) {
-        double g = -1;
+        double g = NAN; /* failed */
         if (q.what == REQ_ROOF) {
             have_roof = ms_host_roofline(&roof);
-            g = have_roof ? roof.gflops_core : -1;
+            g = have_roof ? roof.gflops_core : NAN;
         } else if (q.what == REQ_ALL || q.what == REQ_LOST) {
             if (have_roof)
                 g = q.what == REQ_ALL ? roof.gflops_all : roof.lost.share;
@@ -272,7 +272,7 @@ static bool worker_start(worker *w, const char *so, const char *coretype)
     return w->ok;
 }
 
-/* One answer of worker w to request q; -1 if it failed (it is then dropped).
+/* One answer of worker w to request q; NaN if it failed (it is then dropped).
  * Between requests the worker is stopped (SIGSTOP): OpenBLAS's idle threads
  * spin for ~0.1 s after a call, libgomp's for a while too, and would run
  * during the next contender's sample. */
@@ -281,11 +281,11 @@ static double ask(worker *w, int what, int shape, int threads)
     request q = {what, shape, threads};
     double g;
     if (!w->ok)
-        return -1;
+        return NAN;
     kill(w->pid, SIGCONT);
     if (!write_all(w->to, &q, sizeof q) || !read_all(w->from, &g, sizeof g)) {
         w->ok = false;
-        return -1;
+        return NAN;
     }
     kill(w->pid, SIGSTOP);
     return g;
@@ -580,8 +580,8 @@ int main(int argc, char **argv)
             int best = 0, ahead, used;
             double b[NCORE];
             for (int c = 0; c < nblas; c++) {
-                b[c] = bench_median(lib[c][s][t], rounds);
-                if (b[c] > b[best])
+                b[c] = bench_median(lib[c][s][t], rounds); /* NaN: every round failed */
+                if (isnan(b[best]) || b[c] > b[best])
                     best = c;
             }
             const sp_config *c = &table[s][t];

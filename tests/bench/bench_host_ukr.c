@@ -111,12 +111,12 @@ int main(void)
     double g[NMICRO][2][ROUNDS], peak[ROUNDS];
     for (int r = 0; r < ROUNDS; r++) {
         ms_roofline roof;
-        peak[r] = ms_host_roofline(&roof) ? roof.gflops_core : 0;
+        peak[r] = ms_host_roofline(&roof) ? roof.gflops_core : NAN; /* NaN: failed */
         for (int i = 0; i < NMICRO; i++)
             for (int k = 0; k < 2 && fits[i]; k++) {
                 snprintf(sym, sizeof sym, "u%d_rate", i);
                 double (*rate)(int, int, double) = (double (*)(int, int, double))dlsym(lib, sym);
-                g[i][k][r] = rate ? rate(cases[k].kc, cases[k].panels, 0.2) : -1;
+                g[i][k][r] = rate ? rate(cases[k].kc, cases[k].panels, 0.2) : NAN;
             }
     }
     double pk = bench_median(peak, ROUNDS);
@@ -134,7 +134,7 @@ int main(void)
         }
         for (int k = 0; k < 2; k++) {
             double m = bench_median(g[i][k], ROUNDS);
-            printf(" %9.1f %8.3f", m, pk > 0 ? m / pk : 0.0);
+            printf(" %9.1f %8.3f", m, m / pk);
         }
         printf("\n");
     }

@@ -1,13 +1,12 @@
 /* bench_rank.c — how well the model ranks what the simulator measures over
  * bert's legal space: Spearman overall and among the fastest, and the regret
- * of the model's top pick. */
+ * of the model's top pick (bench/rank.h: a failed simulation takes no part). */
 #include <gsl/gsl_errno.h>
-#include <gsl/gsl_sort.h>
-#include <gsl/gsl_statistics_double.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bench/rank.h"
 #include "codegen.h"
 #include "fixtures.h"
 #include "measure.h"
@@ -30,8 +29,8 @@ int main(int argc, char **argv)
         size_t n = sp_enumerate(&t, &p, &sp, &all, NULL), k = 0;
         for (size_t i = 0; i < n; i += stride)
             all[k++] = all[i];
-        double *model = malloc(k * sizeof *model), *sim = malloc(k * sizeof *sim),
-               *work = malloc(2 * k * sizeof *work);
+        double *model = malloc(k * sizeof *model), *sim = malloc(k * sizeof *sim);
+        bool *ok = malloc(k * sizeof *ok);
         unsigned long long instrs = 0;
         int failed = 0;
         double t0 = omp_get_wtime();
@@ -40,7 +39,8 @@ int main(int argc, char **argv)
             cg_kernel kern;
             char err[256];
             model[i] = all[i].fig.est_cycles;
-            sim[i] = 0;
+            sim[i] = NAN;
+            ok[i] = false;
             if (!cg_generate(&t, &p, &all[i].config, &kern, err, sizeof err)) {
                 failed++;
                 continue;
@@ -48,7 +48,7 @@ int main(int argc, char **argv)
             ms_sim_options o = {.functional = false};
             ms_sim_result r;
             if (ms_simulate(&t, &kern, &o, &r) && r.status == MS_OK)
-                sim[i] = r.cycles;
+                sim[i] = r.cycles, ok[i] = true;
             else
                 failed++;
             ms_sim_result_free(&r);
@@ -56,29 +56,22 @@ int main(int argc, char **argv)
             cg_kernel_free(&kern);
         }
         double wall = omp_get_wtime() - t0;
-        double rho = gsl_stats_spearman(model, 1, sim, 1, k, work);
-        /* the 100 fastest by simulation, and the model's pick */
-        size_t *order = malloc(k * sizeof *order), pick = 0, best = 0, top = k < 100 ? k : 100;
-        gsl_sort_index(order, sim, 1, k);
-        double *tm = malloc(top * sizeof *tm), *ts = malloc(top * sizeof *ts);
-        for (size_t i = 0; i < top; i++)
-            tm[i] = model[order[i]], ts[i] = sim[order[i]];
-        double rho_top = gsl_stats_spearman(tm, 1, ts, 1, top, work);
-        for (size_t i = 1; i < k; i++) {
-            if (model[i] < model[pick])
-                pick = i;
-            if (sim[i] < sim[best])
-                best = i;
+        rank_score sc;
+        if (!rank_score_of(model, sim, ok, k, 100, &sc)) {
+            fprintf(stderr, "bench_rank: out of memory\n");
+            return 1;
         }
-        printf("%4ldx%4ldx%4ld %8zu %9.4f %9.4f %7.2f%% %8.1f %12llu%s\n", shapes[s][0],
-               shapes[s][1], shapes[s][2], k, rho, rho_top, 100 * (sim[pick] / sim[best] - 1),
-               wall, instrs, failed ? "  (some failed!)" : "");
-        free(order);
-        free(tm);
-        free(ts);
+        char regret[32] = "failed"; /* the model's pick failed in the simulator */
+        if (!isnan(sc.regret))
+            snprintf(regret, sizeof regret, "%.2f%%", 100 * sc.regret);
+        printf("%4ldx%4ldx%4ld %8zu %9.4f %9.4f %8s %8.1f %12llu", shapes[s][0], shapes[s][1],
+               shapes[s][2], k, sc.rho, sc.rho_top, regret, wall, instrs);
+        if (failed)
+            printf("  (%d failed, left out)", failed);
+        printf("\n");
         free(model);
         free(sim);
-        free(work);
+        free(ok);
         free(all);
         sp_space_free(&sp);
     }

@@ -3,7 +3,7 @@
 #ifndef NPU_TUNE_BENCH_ROUNDS_H
 #define NPU_TUNE_BENCH_ROUNDS_H
 
-#include <string.h>
+#include <math.h>
 #include <time.h>
 
 #include <gsl/gsl_sort.h>
@@ -19,22 +19,26 @@ static inline double bench_now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* The median of v[0..n) (1 <= n <= BENCH_MAXN; else 0), which is left as it
- * is: samples stay in round order for bench_paired. */
+/* The median of the samples of v[0..n) (n <= BENCH_MAXN) that did not fail
+ * (a failed one is NaN), NaN when none; v is left as it is: samples stay in
+ * round order for bench_paired. */
 static inline double bench_median(const double *v, int n)
 {
     double c[BENCH_MAXN];
-    if (n < 1 || n > BENCH_MAXN)
-        return 0;
-    memcpy(c, v, sizeof c[0] * (size_t)n);
-    gsl_sort(c, 1, (size_t)n);
-    return gsl_stats_median_from_sorted_data(c, 1, (size_t)n);
+    size_t k = 0;
+    for (int i = 0; i < n && i < BENCH_MAXN; i++)
+        if (!isnan(v[i]))
+            c[k++] = v[i];
+    if (k == 0)
+        return NAN;
+    gsl_sort(c, 1, k);
+    return gsl_stats_median_from_sorted_data(c, 1, k);
 }
 
 /* Paired comparison of a against b, sampled in the same rounds: the median
  * of the per-round ratios a[r] / b[r] and in how many rounds a was ahead
- * (rounds where either failed, <= 0, are left out; *used says how many
- * count). */
+ * (rounds where either failed, NaN or <= 0, are left out; *used says how
+ * many count). */
 static inline double bench_paired(const double *a, const double *b, int rounds, int *ahead,
                                   int *used)
 {
