@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# setup.sh — installs what npu-tune needs (Debian packages, as root, only when
-# missing) and builds it into build/. Usage: ./setup.sh [cmake args...]
+# setup.sh — installs what npu-tune and its default test suite need (Debian
+# packages, as root, only when missing) and builds it into build/.
+# Usage: ./setup.sh [cmake args...]
 set -eu
 cd "$(dirname "$0")"
 
+# the build; then the tests' tools: plot rendering (gnuplot), the exported C
+# header under C++ and clang, host kernels under clang (OpenMP), trace JSON
 need=()
-for pkg in cmake make gcc liblua5.4-dev libgsl-dev; do
+for pkg in cmake make gcc liblua5.4-dev libgsl-dev \
+    gnuplot-nox g++ clang libomp-dev python3; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

@@ -110,12 +110,8 @@ run 0 gen --table results/bert-table.csv --shape 64x64x64 -o k/m.npu
 has "gen model fallback" "$err" "npu-tune: gen: no entry of results/bert-table.csv is legal for 64x64x64 fp16 on ascend910; using the model's best: "
 run 1 gen --table results/none.csv --shape 64x64x64
 has "gen missing table" "$err" "npu-tune: gen: cannot open 'results/none.csv'"
-# table export: a C header that compiles
+# table export: a C header (compiled in cli_tools.sh)
 run 0 table export results/bert-table.csv -o k/bert.h
-if command -v cc >/dev/null; then
-    printf '#include "bert.h"\nint main(void) { return npu_tune_lookup(512, 768, 768, 1, "fp16")->m == 256 ? 0 : 1; }\n' >"$work/k/use.c"
-    if cc -std=c11 -Wall -Werror -o "$work/k/use" "$work/k/use.c" && "$work/k/use"; then ok; else bad "exported header"; fi
-fi
 
 same "journal backend" "$(sed -n 2p "$work/results/bert.csv" | cut -d, -f17-18,20)" "sim,ok,cycles"
 
@@ -126,9 +122,7 @@ same "kernel header" "$(head -n 1 "$work/k/os.npu")" "npu-kernel 1"
 run 0 sim k/os.npu --check --trace k/trace.json
 has "sim cycles" "$out" "cycles: "
 has "sim check" "$out" "check: ok, C equals the reference matmul"
-if command -v python3 >/dev/null; then
-    if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["traceEvents"]' "$work/k/trace.json"; then ok; else bad "trace is not valid JSON"; fi
-fi
+has "trace written" "$(head -c 16 "$work/k/trace.json")" '{"traceEvents":[' # JSON: cli_tools.sh
 run 0 sim k/os.npu --format csv
 same "sim csv header" "$(printf '%s\n' "$out" | head -n 1 | cut -d, -f1-4)" "cycles,instructions,status,busy_S"
 run 0 gen --target ascend910 --shape 64x64x64 --strategy IS --tile 16x16x64

@@ -11,3 +11,6 @@ add_test(NAME command COMMAND test_command)
 
 add_test(NAME plot COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_plot.sh $<TARGET_FILE:npu-tune>
                            ${PROJECT_SOURCE_DIR})
+add_test(NAME plot_render COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_plot.sh $<TARGET_FILE:npu-tune>
+                                  ${PROJECT_SOURCE_DIR} render)
+set_tests_properties(plot_render PROPERTIES SKIP_RETURN_CODE 77) # no gnuplot

@@ -293,32 +293,6 @@ same "no compiler exit" "$?" "1"
 has "no compiler why" "$(cat "$work/.err")" "npu-tune: warning: plant: none of 2 candidates measured ok; the first, "
 has "no compiler reason" "$(cat "$work/.err")" ", is illegal: the compiler failed without a message"
 
-# --- a busy machine: the run names the timings taken while the kernel's
-# threads waited for a CPU. The compiler wrapper makes every kernel crowd the
-# machine (16 threads spinning), as another process would. ---
-if [ -r /proc/self/schedstat ]; then
-    cat >"$work/crowdcc.sh" <<'SH'
-#!/usr/bin/env bash
-args=()
-for a in "$@"; do
-    case "$a" in
-    *.c)
-        sed -e '/^void nt_k[0-9]*(/,/^{/ s/^{/{ _Pragma("omp parallel num_threads(16)") { volatile double x = 0; for (long r = 0; r < 2000000; r++) x += (double)r; }/' \
-            "$a" >"$a.crowded.c"
-        args+=("$a.crowded.c") ;;
-    *) args+=("$a") ;;
-    esac
-done
-exec cc "${args[@]}"
-SH
-    sed -e 's/budget = 8/budget = 2/' -e 's|out/plant|out/crowd|g' "$work/plant.lua" >"$work/crowd.lua"
-    (cd "$work" && CC="bash $work/crowdcc.sh" "$bin" --quiet crowd.lua >"$work/.out" 2>"$work/.err")
-    same "crowded run exit" "$?" "0"
-    has "busy warning" "$(cat "$work/.err")" "npu-tune: warning: plant: 2 of 2 timings were taken on a busy machine (the kernel's threads waited for a CPU, the winner's among them); their figures may be far off: tune on a quiet machine"
-else
-    echo "skipped the crowded run: no /proc/self/schedstat"
-fi
-
 # --- kinds that do not mix ---
 printf 'target "host"\nmatmul { name = "x", shapes = { {64, 64, 64} } }\ntune { measure = "sim" }\n' >"$work/hostsim.lua"
 run 1 hostsim.lua

@@ -9,3 +9,9 @@ endforeach()
 add_test(NAME journal COMMAND test_journal)
 add_test(NAME table COMMAND test_table)
 add_test(NAME paths COMMAND test_paths)
+# The exported C header compiled by cc (and run), c++ and clang: skipped where missing.
+add_test(NAME table_header_cc COMMAND test_table --header cc)
+add_test(NAME table_header_cxx COMMAND test_table --header c++)
+add_test(NAME table_header_clang COMMAND test_table --header clang)
+set_tests_properties(table_header_cc table_header_cxx table_header_clang
+                     PROPERTIES SKIP_RETURN_CODE 77)

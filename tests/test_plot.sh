@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# test_plot.sh — `npu-tune plot`: usage and journal errors, then (when gnuplot is
-# installed) renders a fixture journal and checks every image. Usage: test_plot.sh NPU_TUNE SOURCE_DIR
+# test_plot.sh — `npu-tune plot`: usage and journal errors (part "errors"), or a
+# fixture journal rendered and every image checked (part "render": needs gnuplot,
+# exit 77 without). Usage: test_plot.sh NPU_TUNE SOURCE_DIR [errors|render]
 set -u
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 src=$2
+part=${3:-errors}
 . "$(dirname "$0")/lib.sh"
 
 header=problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,load_volume_elems,est_cycles,backend,status,measured,unit
@@ -37,45 +39,47 @@ journal() {
     } >"$1"
 }
 
-# --- usage ---
-run 2 plot
-has "no journal" "$err" "npu-tune: plot: a RESULTS.csv journal is required"
-run 2 plot a.csv b.csv
-has "two journals" "$err" "npu-tune: plot: one journal only"
-run 2 plot a.csv --frob
-has "bad option" "$err" "npu-tune: plot: unknown or incomplete option '--frob'"
-run 2 plot a.csv -o
-has "-o without a dir" "$err" "npu-tune: plot: unknown or incomplete option '-o'"
+if [ "$part" == errors ]; then
+    # --- usage ---
+    run 2 plot
+    has "no journal" "$err" "npu-tune: plot: a RESULTS.csv journal is required"
+    run 2 plot a.csv b.csv
+    has "two journals" "$err" "npu-tune: plot: one journal only"
+    run 2 plot a.csv --frob
+    has "bad option" "$err" "npu-tune: plot: unknown or incomplete option '--frob'"
+    run 2 plot a.csv -o
+    has "-o without a dir" "$err" "npu-tune: plot: unknown or incomplete option '-o'"
 
-# --- journal errors (no gnuplot needed) ---
-run 1 plot missing.csv
-same "missing journal" "$err" "npu-tune: cannot open 'missing.csv': No such file or directory"
-echo "a,b,c" >"$work/foreign.csv"
-run 1 plot foreign.csv
-same "foreign file" "$err" "npu-tune: foreign.csv:1: not a results journal (no column 'problem')"
-{ echo "$header"; echo "x,1,1,1,1,fp16,t,OS,16,16,16,0,1,M,1,1,sim,crash,,cycles"; } >"$work/none.csv"
-run 1 plot none.csv
-same "no ok rows" "$err" "npu-tune: none.csv: no measurements with status ok to plot"
-{ echo "$header"; echo "x,1,1,1,1,fp16,t,OS,16,16,16,0,1,M,1,1,sim,ok,5,cycles"; echo "x,1,1,1,1,fp16,t,OS,16,32,16,0,1,M,1,1,sim,ok,5,s"; } >"$work/mixed.csv"
-run 1 plot mixed.csv
-same "mixed units" "$err" "npu-tune: mixed.csv:3: unit 's' differs from 'cycles' of the rows before"
-{ echo "$header"; echo "x,1,1,1,1,fp16,t,OS,16,16,16,0,1,M,1,1,sim,ok,5"; } >"$work/short.csv"
-run 1 plot short.csv
-same "short row" "$err" "npu-tune: short.csv:2: 19 fields, the header has 20"
-{ echo "$header"; echo "x,1,1,1,1,fp16,t,OS,16,sixteen,16,0,1,M,1,1,sim,ok,5,cycles"; } >"$work/badnum.csv"
-run 1 plot badnum.csv
-same "bad number" "$err" "npu-tune: badnum.csv:2: bad n 'sixteen'"
-journal "$work/results/bert.csv" cycles
-(cd "$work" && PATH=/nonexistent "$bin" plot results/bert.csv >"$work/.out" 2>"$work/.err")
-same "no gnuplot: exit" "$?" 1
-same "no gnuplot: message" "$(cat "$work/.err")" \
-    "npu-tune: gnuplot not found; install the gnuplot package (apt-get install gnuplot-nox)"
-
-if ! command -v gnuplot >/dev/null 2>&1; then
-    echo "skipped: rendering (gnuplot is not installed; apt-get install gnuplot-nox)"
+    # --- journal errors (no gnuplot needed) ---
+    run 1 plot missing.csv
+    same "missing journal" "$err" "npu-tune: cannot open 'missing.csv': No such file or directory"
+    echo "a,b,c" >"$work/foreign.csv"
+    run 1 plot foreign.csv
+    same "foreign file" "$err" "npu-tune: foreign.csv:1: not a results journal (no column 'problem')"
+    { echo "$header"; echo "x,1,1,1,1,fp16,t,OS,16,16,16,0,1,M,1,1,sim,crash,,cycles"; } >"$work/none.csv"
+    run 1 plot none.csv
+    same "no ok rows" "$err" "npu-tune: none.csv: no measurements with status ok to plot"
+    { echo "$header"; echo "x,1,1,1,1,fp16,t,OS,16,16,16,0,1,M,1,1,sim,ok,5,cycles"; echo "x,1,1,1,1,fp16,t,OS,16,32,16,0,1,M,1,1,sim,ok,5,s"; } >"$work/mixed.csv"
+    run 1 plot mixed.csv
+    same "mixed units" "$err" "npu-tune: mixed.csv:3: unit 's' differs from 'cycles' of the rows before"
+    { echo "$header"; echo "x,1,1,1,1,fp16,t,OS,16,16,16,0,1,M,1,1,sim,ok,5"; } >"$work/short.csv"
+    run 1 plot short.csv
+    same "short row" "$err" "npu-tune: short.csv:2: 19 fields, the header has 20"
+    { echo "$header"; echo "x,1,1,1,1,fp16,t,OS,16,sixteen,16,0,1,M,1,1,sim,ok,5,cycles"; } >"$work/badnum.csv"
+    run 1 plot badnum.csv
+    same "bad number" "$err" "npu-tune: badnum.csv:2: bad n 'sixteen'"
+    journal "$work/results/bert.csv" cycles
+    (cd "$work" && PATH=/nonexistent "$bin" plot results/bert.csv >"$work/.out" 2>"$work/.err")
+    same "no gnuplot: exit" "$?" 1
+    same "no gnuplot: message" "$(cat "$work/.err")" \
+        "npu-tune: gnuplot not found; install the gnuplot package (apt-get install gnuplot-nox)"
     finish
     exit
 fi
+
+# --- rendering (the test plot_render): needs gnuplot ---
+command -v gnuplot >/dev/null 2>&1 || skip "rendering needs gnuplot (apt-get install gnuplot-nox)"
+journal "$work/results/bert.csv" cycles
 
 # image FILE: a non-empty PNG (by signature) or SVG (has <svg).
 image() {

@@ -803,15 +803,7 @@ static void test_trace(void)
             spans++;
         CHECK_INT(spans, cg_kernel_size(&k));
         free(text);
-        if (system("python3 -c 'import sys' >/dev/null 2>&1") == 0) {
-            char cmd[400];
-            snprintf(cmd, sizeof cmd,
-                     "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
-                     "assert len([e for e in d[\"traceEvents\"] if e[\"ph\"]==\"X\"])==%zu' %s",
-                     cg_kernel_size(&k), path);
-            CHECK(system(cmd) == 0);
-        }
-        remove(path);
+        remove(path); /* loaded as JSON by python3: tests/cli_tools.sh */
     }
     ms_sim_result_free(&r);
     cg_kernel_free(&k);
