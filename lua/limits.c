@@ -65,7 +65,8 @@ static double spent(const ls_script *s)
 
 static double time_limit(const ls_script *s)
 {
-    return s->phase == LS_CONSTRAINT ? s->tune.constraint_timeout : s->tune.script_timeout;
+    double t = s->phase == LS_CONSTRAINT ? s->tune.constraint_timeout : s->tune.script_timeout;
+    return s->opts.time_cap > 0 && s->opts.time_cap < t ? s->opts.time_cap : t;
 }
 
 /* The count hook: past the phase's limit, raises "file:line: the script ran
@@ -112,7 +113,7 @@ void ls_phase_begin(ls_script *s, ls_phase p)
     /* The hook's count carries over from call to call (so that many short
      * constraint calls are timed too); only an expired phase changes it, and
      * a constraint phase already out of time stops at its first instruction. */
-    bool out = p == LS_CONSTRAINT && s->constraint_spent > s->tune.constraint_timeout;
+    bool out = p == LS_CONSTRAINT && s->constraint_spent > time_limit(s);
     if (out || s->expired)
         lua_sethook(s->L, hook, LUA_MASKCOUNT, out ? 1 : LS_HOOK_COUNT);
     s->expired = out;

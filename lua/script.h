@@ -25,6 +25,8 @@ typedef struct {
     bool safe;                    /* --safe: only Lua's base, string, table and math
                                    * libraries, no measure = { command = ... } */
     size_t memory_limit;          /* bytes Lua may hold; 0: LS_MEMORY_LIMIT */
+    double time_cap;              /* seconds: caps script_timeout and constraint_timeout
+                                   * whatever the script sets (0: no cap) */
 } ls_options;
 
 /* The `tune { ... }` block. Strings are owned by the script. */
