@@ -1,24 +1,16 @@
 /* limits.c — what a script may take: memory through a counting allocator,
  * time through an instruction-count hook that reads a monotonic clock. */
-#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include <lua.h>
 
+#include "base.h"
 #include "internal.h"
 
 /* The hook runs every LS_HOOK_COUNT instructions: one clock read per some
  * tens of microseconds of Lua. */
 #define LS_HOOK_COUNT 10000
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static size_t memory_limit(const ls_script *s)
 {
@@ -60,7 +52,7 @@ ls_script *ls_script_of(lua_State *L)
 /* Seconds the running phase has taken (all constraint calls together). */
 static double spent(const ls_script *s)
 {
-    return now() - s->clock_start + (s->phase == LS_CONSTRAINT ? s->constraint_spent : 0);
+    return bs_now() - s->clock_start + (s->phase == LS_CONSTRAINT ? s->constraint_spent : 0);
 }
 
 static double time_limit(const ls_script *s)
@@ -106,7 +98,7 @@ lua_State *ls_state_new(ls_script *s)
 void ls_phase_begin(ls_script *s, ls_phase p)
 {
     s->phase = p;
-    s->clock_start = now();
+    s->clock_start = bs_now();
     s->late[0] = '\0';
     s->mem_hit = false;
     s->mem_where[0] = '\0';
@@ -122,7 +114,7 @@ void ls_phase_begin(ls_script *s, ls_phase p)
 void ls_phase_end(ls_script *s)
 {
     if (s->phase == LS_CONSTRAINT)
-        s->constraint_spent += now() - s->clock_start;
+        s->constraint_spent += bs_now() - s->clock_start;
     s->phase = LS_IDLE;
 }
 

@@ -1,23 +1,14 @@
 /* child.c — children in their own process groups, reaped or killed by a
- * deadline, and work directories: shared by the host and command backends. */
-#define _DEFAULT_SOURCE /* strdup, waitid */
+ * deadline: shared by the host and command backends. */
+#define _DEFAULT_SOURCE /* waitid */
 #include <errno.h>
 #include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 
+#include "base.h"
 #include "child.h"
-
-double ms_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static void sleep_ms(int ms)
 {
@@ -52,7 +43,7 @@ bool ms_reap_by(pid_t pid, double deadline, int *status)
         int rc = waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT);
         if ((rc == 0 && si.si_pid == pid) || (rc < 0 && errno == ECHILD))
             break;
-        if (ms_now() >= deadline)
+        if (bs_now() >= deadline)
             return false;
         sleep_ms(tick);
     }
@@ -71,31 +62,3 @@ void ms_kill_and_reap(pid_t pid)
         ;
 }
 
-/* mkdir -p dir; false with a reason naming the directory in err. */
-bool ms_make_dirs(const char *dir, char *err, size_t errlen)
-{
-    char *d = strdup(dir);
-    if (!d) {
-        snprintf(err, errlen, "out of memory");
-        return false;
-    }
-    bool ok = true;
-    size_t n = strlen(d);
-    for (size_t i = 1; ok && i <= n; i++) {
-        if (d[i] != '/' && d[i] != '\0')
-            continue;
-        char saved = d[i];
-        d[i] = '\0';
-        struct stat s;
-        if (mkdir(d, 0777) && errno != EEXIST) {
-            snprintf(err, errlen, "cannot create directory '%s': %s", d, strerror(errno));
-            ok = false;
-        } else if (stat(d, &s) || !S_ISDIR(s.st_mode)) {
-            snprintf(err, errlen, "cannot create directory '%s': %s", d, strerror(ENOTDIR));
-            ok = false;
-        }
-        d[i] = saved;
-    }
-    free(d);
-    return ok;
-}

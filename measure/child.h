@@ -1,5 +1,5 @@
 /* child.h — private to measure: what the backends that run programs (host,
- * command) share: monotonic time, children in their own process groups, dirs. */
+ * command) share: children in their own process groups. */
 #ifndef NPU_TUNE_CHILD_H
 #define NPU_TUNE_CHILD_H
 
@@ -7,9 +7,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
-
-/* Monotonic seconds. */
-double ms_now(void);
 
 /* Spawn attributes for every child: its own process group (so a kill reaches
  * whatever it started), default signals, nothing blocked. The caller
@@ -22,8 +19,5 @@ bool ms_reap_by(pid_t pid, double deadline, int *status);
 
 /* Kills child pid's whole process group and reaps it. */
 void ms_kill_and_reap(pid_t pid);
-
-/* mkdir -p dir; false with a one-line reason naming the directory in err. */
-bool ms_make_dirs(const char *dir, char *err, size_t errlen);
 
 #endif

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "child.h"
 #include "measure.h"
 
@@ -226,11 +227,11 @@ static void run_command(const char *cmd, double timeout, run_result *r)
     r->spawned = true;
     struct pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
     bool open_[2] = {true, true};
-    double deadline = ms_now() + timeout, grace = 0;
+    double deadline = bs_now() + timeout, grace = 0;
     int tick = 1; /* ms between exit checks once the pipes are quiet */
     bool gone = false;
     for (;;) {
-        double left = (grace > 0 ? grace : deadline) - ms_now();
+        double left = (grace > 0 ? grace : deadline) - bs_now();
         if (left <= 0) {
             if (grace > 0) /* something outside the group still holds a pipe */
                 break;
@@ -264,7 +265,7 @@ static void run_command(const char *cmd, double timeout, run_result *r)
                 si.si_pid == pid) {
                 gone = true;
                 kill(-pid, SIGKILL); /* leftovers of the command */
-                grace = ms_now() + 0.5;
+                grace = bs_now() + 0.5;
             }
         }
     }
@@ -706,7 +707,7 @@ ms_backend *ms_command_open(const ms_settings *s, char *err, size_t errlen)
     if (!dir || !*dir)
         dir = "/tmp";
     char why[512];
-    if (!ms_make_dirs(dir, why, sizeof why)) {
+    if (!bs_mkdirs(dir, why, sizeof why)) {
         snprintf(err, errlen, "measure.command: %s", why);
         return NULL;
     }

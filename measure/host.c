@@ -19,6 +19,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "base.h"
 #include "child.h"
 #include "host_internal.h"
 #include "measure.h"
@@ -117,7 +118,7 @@ static int read_line(line_reader *r, double deadline, char *line, size_t len)
         }
         if (r->len == sizeof r->buf) /* an overlong line: drop it */
             r->len = 0;
-        double left = deadline - ms_now();
+        double left = deadline - bs_now();
         if (left <= 0)
             return -1;
         struct pollfd p = {r->fd, POLLIN, 0};
@@ -283,7 +284,7 @@ static void run_job(const char *runner, const char *so, const ms_host_job *j, do
     m->status = MS_CRASH;
     pid_t pid;
     line_reader r = {.fd = -1};
-    double start = ms_now(), deadline = start + timeout;
+    double start = bs_now(), deadline = start + timeout;
     if (!runner_start(runner, &so, &j->symbol, 1, j->problem, &pid, &r.fd, m->detail,
                       sizeof m->detail))
         return;
@@ -296,7 +297,7 @@ static void run_job(const char *runner, const char *so, const ms_host_job *j, do
         phase = "warming up";
         double t = 0, warm = 0, budget = start + timeout / 2;
         double waited = 0, tsec = 0;
-        for (int w = 0; got == 1 && w < WARMUP_RUNS && warm < WARMUP_SECONDS && ms_now() < budget; w++)
+        for (int w = 0; got == 1 && w < WARMUP_RUNS && warm < WARMUP_SECONDS && bs_now() < budget; w++)
             if ((got = one_run(&r, 0, deadline, &t, &waited, &tsec, line, sizeof line)) == 1)
                 warm += t;
         waited = tsec = 0; /* over the timed calls only */
@@ -309,7 +310,7 @@ static void run_job(const char *runner, const char *so, const ms_host_job *j, do
                 break;
             samples[n++] = t;
             kernel += t;
-            if (n < MIN_SAMPLES && ms_now() < budget)
+            if (n < MIN_SAMPLES && bs_now() < budget)
                 continue;
             rel = summarise(samples, n, scratch, in, m, &outliers);
             if (rel <= CI_TARGET && n >= MIN_SAMPLES)
@@ -318,7 +319,7 @@ static void run_job(const char *runner, const char *so, const ms_host_job *j, do
                 cap = "the sample cap";
             else if (kernel >= MAX_KERNEL_SECONDS && n >= MIN_SAMPLES)
                 cap = "the kernel-time cap";
-            else if (ms_now() >= budget)
+            else if (bs_now() >= budget)
                 cap = "half the timeout";
             if (cap)
                 break;
@@ -339,7 +340,7 @@ static void run_job(const char *runner, const char *so, const ms_host_job *j, do
     }
     close(r.fd);
     int status = 0;
-    if (got == -1 || !ms_reap_by(pid, done ? ms_now() + 5 : deadline, &status)) {
+    if (got == -1 || !ms_reap_by(pid, done ? bs_now() + 5 : deadline, &status)) {
         ms_kill_and_reap(pid);
         if (!done || got == -1) {
             m->status = MS_TIMEOUT;
@@ -381,7 +382,7 @@ static bool begin(const ms_host_job *jobs, size_t n, const char *workdir, size_t
         snprintf(err, errlen, "no work directory for host kernels");
         return false;
     }
-    if (!ms_make_dirs(workdir, err, errlen))
+    if (!bs_mkdirs(workdir, err, errlen))
         return false;
     if (n == 0)
         return true;
@@ -452,7 +453,7 @@ static void side_by_side(const char *runner, const char *const *so, const char *
                          double *samples, ms_measurement *out)
 {
     double *scratch = samples + k * MAX_SAMPLES, *in = scratch + MAX_SAMPLES;
-    double start = ms_now(), deadline = start + timeout, budget = start + timeout / 2;
+    double start = bs_now(), deadline = start + timeout, budget = start + timeout / 2;
     pid_t pid;
     line_reader r = {.fd = -1};
     char why[sizeof out->detail];
@@ -500,7 +501,7 @@ static void side_by_side(const char *runner, const char *const *so, const char *
         }
         rounds += got == 1 && round >= FINAL_WARMUP;
         if (rounds >= MAX_SAMPLES || (rounds >= FINAL_MIN_ROUNDS && kernel >= FINAL_SECONDS) ||
-            (rounds >= 1 && ms_now() >= budget))
+            (rounds >= 1 && bs_now() >= budget))
             break;
     }
     bool done = got == 1;
@@ -510,7 +511,7 @@ static void side_by_side(const char *runner, const char *const *so, const char *
     }
     close(r.fd);
     int status = 0;
-    bool reaped = got != -1 && ms_reap_by(pid, done ? ms_now() + 5 : deadline, &status);
+    bool reaped = got != -1 && ms_reap_by(pid, done ? bs_now() + 5 : deadline, &status);
     if (!reaped)
         ms_kill_and_reap(pid);
     if (done || !reaped) /* a runner that answered everything is done, however it exits */

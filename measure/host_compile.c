@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "child.h"
 #include "host_internal.h"
 #include "host_runner.h"
@@ -159,7 +160,7 @@ static void unit_start(unit *u, const compiler *cc)
         return;
     }
     u->errfd = p[0];
-    u->deadline = ms_now() + COMPILE_TIMEOUT;
+    u->deadline = bs_now() + COMPILE_TIMEOUT;
 }
 
 /* Reads what u's compiler wrote to stderr (keeping the head); at end of
@@ -180,7 +181,7 @@ static void unit_drain(unit *u)
     close(u->errfd);
     u->errfd = -1;
     int status = 0;
-    if (!ms_reap_by(u->pid, u->timed_out ? ms_now() + 5 : u->deadline, &status)) {
+    if (!ms_reap_by(u->pid, u->timed_out ? bs_now() + 5 : u->deadline, &status)) {
         u->timed_out = true;
         ms_kill_and_reap(u->pid);
         return;
@@ -206,7 +207,7 @@ static void compile_all(unit **u, size_t n, const compiler *cc, size_t par)
         }
         if (running == 0)
             continue;
-        double t = ms_now(), first = live[0]->deadline;
+        double t = bs_now(), first = live[0]->deadline;
         for (size_t i = 0; i < running; i++) {
             fds[i] = (struct pollfd){live[i]->errfd, POLLIN, 0};
             if (live[i]->deadline < first)
@@ -217,7 +218,7 @@ static void compile_all(unit **u, size_t n, const compiler *cc, size_t par)
         for (size_t i = 0; ready > 0 && i < running; i++)
             if (fds[i].revents)
                 unit_drain(live[i]);
-        t = ms_now();
+        t = bs_now();
         for (size_t i = 0; i < running; i++)
             if (live[i]->errfd >= 0 && t >= live[i]->deadline && !live[i]->timed_out) {
                 live[i]->timed_out = true;

@@ -10,7 +10,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
-#include "child.h"
+#include "base.h"
 #include "measure.h"
 
 /* "48K" / "2048K" / "1M" -> bytes; 0 if unreadable. */
@@ -124,13 +124,13 @@ static double measured_mhz(void)
     double rate[ADD_CHUNKS];
     for (int c = 0; c < ADD_CHUNKS; c++) {
         uint64_t x = 0, one = 1;
-        double t0 = ms_now();
+        double t0 = bs_now();
         for (int i = 0; i < ADD_CHAIN / 8; i++)
             __asm__ volatile("add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\t"
                              "add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0"
                              : "+r"(x)
                              : "r"(one));
-        double t = ms_now() - t0;
+        double t = bs_now() - t0;
         rate[c] = t > 0 ? ADD_CHAIN / t * 1e-6 : 0;
     }
     gsl_sort(rate, 1, ADD_CHUNKS);

@@ -5,7 +5,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
-#include "child.h"
+#include "base.h"
 #include "measure.h"
 
 /* A read of the monotonic clock takes tens of nanoseconds; two back-to-back
@@ -21,9 +21,9 @@ bool ms_host_lost(double seconds, ms_lost *out)
         return false;
     size_t kept = 0;
     long count = 0;
-    double lost = 0, start = ms_now(), prev = start, t = start;
+    double lost = 0, start = bs_now(), prev = start, t = start;
     while (t - start < seconds) {
-        t = ms_now();
+        t = bs_now();
         double d = t - prev;
         if (d > GAP_SECONDS) {
             lost += d;

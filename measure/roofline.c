@@ -11,7 +11,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
-#include "child.h"
+#include "base.h"
 #include "measure.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -136,14 +136,14 @@ static double median_gflops(double *rate, size_t n)
 static double peak_one(fma_fn *f, int lanes, long *chunks)
 {
     static double rate[MAXCHUNKS];
-    double start = ms_now(), t = start;
+    double start = bs_now(), t = start;
     long count = 0;
     size_t n = 0;
     sink = f(CHUNK_ROUNDS); /* warm up: clocks, power licence */
     while (t - start < FMA_SECONDS) {
-        double t0 = ms_now();
+        double t0 = bs_now();
         sink = f(CHUNK_ROUNDS);
-        t = ms_now();
+        t = bs_now();
         count++;
         if (t > t0 && n < MAXCHUNKS)
             rate[n++] = chunk_flops(lanes) / (t - t0);
@@ -174,15 +174,15 @@ static double peak_all(fma_fn *f, int lanes, long chunks)
     if (!rate)
         return 0;
     long done = 0;
-    double start = ms_now();
+    double start = bs_now();
     for (long i = 0; i <= chunks; i++) {
-        if (done >= MIN_REGIONS && ms_now() - start > 2 * FMA_SECONDS)
+        if (done >= MIN_REGIONS && bs_now() - start > 2 * FMA_SECONDS)
             break;
 #pragma omp parallel
         {
-            double t0 = ms_now();
+            double t0 = bs_now();
             float acc = f(CHUNK_ROUNDS);
-            double t = ms_now() - t0;
+            double t = bs_now() - t0;
             int me = omp_get_thread_num();
             if (i > 0) /* region 0 warms the threads up */
                 rate[(size_t)me * (size_t)chunks + (size_t)(i - 1)] = t > 0 ? chunk_flops(lanes) / t : 0;
@@ -242,11 +242,11 @@ static double triad(void)
             c[i] = 2;
         }
         for (int pass = 0; pass <= TRIAD_PASSES; pass++) {
-            double t0 = ms_now();
+            double t0 = bs_now();
 #pragma omp parallel for schedule(static)
             for (long i = 0; i < n; i++)
                 a[i] = b[i] + 3.0 * c[i];
-            double t = ms_now() - t0;
+            double t = bs_now() - t0;
             if (pass > 0 && t > 0 && 24.0 * (double)n / t > best) /* pass 0 warms up */
                 best = 24.0 * (double)n / t;
         }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base.h"
 #include "internal.h"
 
 struct rs_cache {
@@ -15,10 +16,10 @@ struct rs_cache {
 /* Hashes the fields one by one, so struct padding never enters the key. */
 static uint64_t key(const sp_problem *p, const sp_config *c)
 {
-    uint64_t h = rs_fnv(RS_FNV_BASIS, p->name, strlen(p->name) + 1);
+    uint64_t h = bs_fnv(BS_FNV_BASIS, p->name, strlen(p->name) + 1);
     int64_t v[] = {p->M, p->N, p->K, p->batch, p->dtype, c->m, c->n, c->k, c->cores,
                    c->strategy, c->double_buffer ? 1 : 0, c->split, c->mr, c->nr};
-    return rs_fnv(h, v, sizeof v);
+    return bs_fnv(h, v, sizeof v);
 }
 
 static bool same(const rs_entry *e, const sp_problem *p, const sp_config *c)

@@ -1,6 +1,5 @@
 /* internal.h — what the results files share: row formatting and parsing (csv.c), file
- * reading (table.c), hashing (hash.c), the journal's lookup cache (cache.c) and
- * its lock (lock.c). */
+ * reading (table.c), the journal's lookup cache (cache.c) and its lock (lock.c). */
 #ifndef NPU_TUNE_RESULTS_INTERNAL_H
 #define NPU_TUNE_RESULTS_INTERNAL_H
 
@@ -42,10 +41,6 @@ bool rs_read_all(int fd, char **buf, size_t *len);
  * of max(a, b) / min(a, b), in this order (monotone in the sum of
  * |ln a/b|; the generated header computes it the same way). */
 double rs_shape_distance(const sp_problem *a, const sp_problem *b);
-
-/* 64-bit FNV-1a: the offset basis and one step over n bytes. */
-#define RS_FNV_BASIS 0xcbf29ce484222325ULL
-uint64_t rs_fnv(uint64_t h, const void *data, size_t n);
 
 /* Opens path for appending, creating it (and its directories) if missing,
  * and takes the lock of the one run that may use it: waits for another

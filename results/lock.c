@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "internal.h"
 
 /* Opening and locking path again after it was replaced or removed while
@@ -27,7 +28,7 @@ int rs_lock_open(const char *path, bool wait, long *holder, bool *created, char 
         bool made = false;
         int fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
         if (fd < 0 && errno == ENOENT) {
-            if (!rs_make_parents(path, err, errlen))
+            if (!bs_make_parents(path, err, errlen))
                 return -1;
             fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
             made = fd >= 0;

@@ -44,7 +44,7 @@ static bool append(char **s, const char *c, size_t n)
 /* The absolute path a write to `path` (which does not exist) creates: the
  * existing directories resolved by realpath (symlinks followed), a dangling
  * symlink's text followed, '.' and '..' of the rest applied by name, as
- * rs_make_parents creates them (links that loop: path as it is). NULL when
+ * bs_make_parents creates them (links that loop: path as it is). NULL when
  * out of memory. */
 static char *future(const char *path, int links)
 {

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "results.h"
 
 extern char **environ;
@@ -817,7 +818,7 @@ bool rs_plot(const char *journal, const char *dir, char *err, size_t errlen)
     r.gnuplot = gnuplot;
     if (ok) {
         sb_printf(&probe, "%s/x", dir);
-        ok = !probe.oom && rs_make_parents(probe.s, err, errlen);
+        ok = !probe.oom && bs_make_parents(probe.s, err, errlen);
         if (probe.oom)
             snprintf(err, errlen, "out of memory");
     }

@@ -39,9 +39,6 @@ typedef struct {
                                 * of code the run's candidates generate (host), or "" */
 } rs_signature;
 
-/* 64-bit FNV-1a of n bytes as 16 lowercase hex digits (+ NUL). */
-void rs_hash_hex(const void *data, size_t n, char out[17]);
-
 /* A measurement found in a journal, or an entry of a tuning table. */
 typedef struct {
     sp_problem problem;
@@ -165,8 +162,5 @@ bool rs_paths_distinct(const rs_file *files, size_t n, char *err, size_t errlen)
 /* True if path exists and is neither a regular file nor a directory (a
  * device such as /dev/null, a FIFO): written through, never replaced. */
 bool rs_written_through(const char *path);
-
-/* Makes the parent directories of path (like mkdir -p of its dirname). */
-bool rs_make_parents(const char *path, char *err, size_t errlen);
 
 #endif

@@ -11,34 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "internal.h"
-
-/* mkdir -p of the directory part of path. */
-bool rs_make_parents(const char *path, char *err, size_t errlen)
-{
-    char *dir = strdup(path);
-    if (!dir) {
-        snprintf(err, errlen, "cannot create the directory of '%s': out of memory", path);
-        return false;
-    }
-    bool ok = true;
-    for (char *s = dir + 1; ok && *s; s++) {
-        if (*s != '/')
-            continue;
-        *s = '\0';
-        struct stat st;
-        if (mkdir(dir, 0777) && errno != EEXIST) {
-            snprintf(err, errlen, "cannot create directory '%s': %s", dir, strerror(errno));
-            ok = false;
-        } else if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
-            snprintf(err, errlen, "cannot create directory '%s': %s", dir, strerror(ENOTDIR));
-            ok = false;
-        }
-        *s = '/';
-    }
-    free(dir);
-    return ok;
-}
 
 /* Where a write to path lands: path itself, or for a symlink the file it
  * names, which need not exist yet (so the link survives); malloc'd, NULL
@@ -145,7 +119,7 @@ bool rs_write_atomic(const char *path, bool (*write)(FILE *f, void *ctx), void *
         free(dest);
         return false;
     }
-    if (!rs_make_parents(dest, err, errlen)) {
+    if (!bs_make_parents(dest, err, errlen)) {
         free(dest), free(tmp);
         return false;
     }

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "check.h"
 #include "codegen.h"
 #include "fixtures.h"
@@ -31,13 +32,6 @@ static char work[64];      /* scratch directory of this run */
 static char kernels[128];  /* the backend's work directory */
 static char modefile[128]; /* the board mode the template reads */
 static char patfile[128];  /* the cheat mode's pattern the template reads */
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static void write_text(const char *path, const char *text)
 {
@@ -300,10 +294,10 @@ static void statuses(const sp_target *t, const sp_problem *p, const sp_candidate
     snprintf(cmd, sizeof cmd, "sh '%s' hang {kernel} '%s'", BOARD_SH, pidfile);
     ms_backend *h = open_board(cmd, 0.3);
     if (h) {
-        double t0 = now();
+        double t0 = bs_now();
         memset(&m, 0, sizeof m);
         h->measure(h, t, p, c, &m);
-        double took = now() - t0;
+        double took = bs_now() - t0;
         CHECK_INT(m.status, MS_TIMEOUT);
         CHECK(strncmp(m.detail, "timed out after 0.3 s; kernel kept: ", 36) == 0);
         CHECK(took >= 0.3 && took < 3);
@@ -322,12 +316,12 @@ static void statuses(const sp_target *t, const sp_problem *p, const sp_candidate
     snprintf(cmd, sizeof cmd, "sh '%s' leftover {kernel} '%s'", BOARD_SH, pidfile);
     ms_backend *l = open_board(cmd, 10);
     if (l) {
-        double t0 = now();
+        double t0 = bs_now();
         memset(&m, 0, sizeof m);
         l->measure(l, t, p, c, &m);
         CHECK_INT(m.status, MS_OK);
         CHECK(fabs(m.value - 1.5e-3) < 1e-15);
-        CHECK(now() - t0 < 3);
+        CHECK(bs_now() - t0 < 3);
         long child = 0;
         FILE *f = fopen(pidfile, "r");
         CHECK(f && fscanf(f, "%ld", &child) == 1);

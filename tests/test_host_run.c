@@ -9,9 +9,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "check.h"
 #include "codegen.h"
 #include "measure.h"
@@ -272,13 +272,6 @@ static bool no_children(void)
     return waitpid(-1, &status, WNOHANG) < 0 && errno == ECHILD;
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static void remove_workdir(void)
 {
     DIR *d = opendir(workdir);
@@ -452,10 +445,10 @@ int main(int argc, char **argv)
     /* The roofline first: the parent has run OpenMP regions from here on,
      * which is what makes a plain fork unusable for OpenMP kernels. */
     ms_roofline r;
-    double t0 = now();
+    double t0 = bs_now();
     CHECK(ms_host_roofline(&r));
     printf("roofline: %.1f GFLOP/s per core, %.1f GFLOP/s all cores, %.1f GB/s (%.2f s)\n",
-           r.gflops_core, r.gflops_all, r.gbytes, now() - t0);
+           r.gflops_core, r.gflops_all, r.gbytes, bs_now() - t0);
     /* figures, not speeds: a timed bound fails on a busy machine (the suite
      * runs tests side by side, sanitizers slow the FMA loop down) */
     CHECK(isfinite(r.gflops_core) && r.gflops_core > 0);
@@ -499,9 +492,9 @@ int main(int argc, char **argv)
     int cap = mkstemp(capture), saved = dup(1);
     dup2(cap, 1);
     char err[256] = "x";
-    t0 = now();
+    t0 = bs_now();
     bool ran = ms_host_run(jobs, NMIX + 1, workdir, 10, out, NULL, NULL, err, sizeof err);
-    double took = now() - t0;
+    double took = bs_now() - t0;
     fflush(stdout);
     dup2(saved, 1);
     close(saved);
@@ -537,9 +530,9 @@ int main(int argc, char **argv)
     ms_host_job hjobs[3] = {{kernel(naive, "h_before", ""), "h_before", &tails},
                             {kernel(hang, "h_hang", pidfile), "h_hang", &tails},
                             {kernel(blocked, "h_after", ""), "h_after", &batched}};
-    t0 = now();
+    t0 = bs_now();
     CHECK(ms_host_run(hjobs, 3, workdir, 1.0, out, NULL, NULL, err, sizeof err));
-    took = now() - t0;
+    took = bs_now() - t0;
     printf("hang batch (timeout 1 s): %.2f s\n", took);
     for (int i = 0; i < 3; i++)
         show(hjobs[i].symbol, &out[i]);
@@ -566,9 +559,9 @@ int main(int argc, char **argv)
     ms_host_job fjobs[3] = {{kernel(naive, "f_naive", ""), "f_naive", &square},
                             {kernel(wrong, "f_wrong", ""), "f_wrong", &square},
                             {kernel(blocked, "f_blocked", ""), "f_blocked", &square}};
-    t0 = now();
+    t0 = bs_now();
     CHECK(ms_host_final(fjobs, 3, workdir, 10, out, err, sizeof err));
-    printf("final of 3: %.2f s\n", now() - t0);
+    printf("final of 3: %.2f s\n", bs_now() - t0);
     for (int i = 0; i < 3; i++)
         show(fjobs[i].symbol, &out[i]);
     check_ok(&out[0], &square);
@@ -594,9 +587,9 @@ int main(int argc, char **argv)
     /* A hang: every finalist times out within the time allowed (1 s each). */
     free((char *)fjobs[1].source);
     fjobs[1] = (ms_host_job){kernel(hang, "f_hang", pidfile), "f_hang", &square};
-    t0 = now();
+    t0 = bs_now();
     CHECK(ms_host_final(fjobs, 3, workdir, 1.0, out, err, sizeof err));
-    took = now() - t0;
+    took = bs_now() - t0;
     printf("final with a hang (1 s each): %.2f s\n", took);
     for (int i = 0; i < 3; i++) {
         CHECK_INT(out[i].status, MS_TIMEOUT);

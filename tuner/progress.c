@@ -3,22 +3,15 @@
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "internal.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 void tn_progress_start(tn_session *r)
 {
     r->tty = isatty(STDERR_FILENO);
-    r->t0 = r->last = now();
+    r->t0 = r->last = bs_now();
     r->drawn = 0;
     r->done_before = 0;
 }
@@ -27,7 +20,7 @@ void tn_progress(tn_session *r, size_t problem, size_t measured, size_t budget, 
 {
     if (r->quiet)
         return;
-    double t = now(), elapsed = t - r->t0;
+    double t = bs_now(), elapsed = t - r->t0;
     /* plain lines at most every 2 s */
     if (!r->tty && t - r->last < 2)
         return;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base.h"
 #include "internal.h"
 #include "measure.h"
 #include "results.h"
@@ -130,7 +131,7 @@ static bool kernel_sig(const plan *pls, size_t np, char *out)
         free(all);
         return false;
     }
-    rs_hash_hex(all, len, out);
+    bs_hash_hex(all, len, out);
     free(all);
     return true;
 }
@@ -169,7 +170,7 @@ static bool sign(const ls_script *s, const char *script, const plan *pls, size_t
     }
     fclose(f);
     memset(sig, 0, sizeof *sig);
-    rs_hash_hex(text, len, sig->target_sig);
+    bs_hash_hex(text, len, sig->target_sig);
     free(text);
     if (!(f = open_memstream(&text, &len)))
         return false;
@@ -187,7 +188,7 @@ static bool sign(const ls_script *s, const char *script, const plan *pls, size_t
         fputc('\n', f);
     }
     fclose(f);
-    rs_hash_hex(text, len, sig->space_sig);
+    bs_hash_hex(text, len, sig->space_sig);
     free(text);
     /* Host journals hold timings of generated kernels: a build whose
      * generator writes other kernels does not resume them. */
