@@ -1,28 +1,20 @@
 /* command.c — the "command" backend: writes each candidate's kernel to a file,
  * runs the user's command template on it (a board) and parses the time it prints;
  * the winner's run also returns C, checked against the exact reference. */
-#define _GNU_SOURCE /* pipe2 */
+#define _GNU_SOURCE /* strsignal, strdup */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "base.h"
-#include "child.h"
 #include "measure.h"
-
-extern char **environ;
 
 /* Units of a run: decided by the first time parsed, then fixed. */
 enum { UNIT_UNDECIDED, UNIT_SECONDS, UNIT_CYCLES };
@@ -143,142 +135,6 @@ static char *expand(const char *tmpl, const files *fs, const sp_target *t, const
         return NULL;
     }
     return b.s;
-}
-
-/* ---- running the command ---- */
-
-typedef struct {
-    bool spawned, timed_out, exited;
-    int code;   /* exit status when exited */
-    int signal; /* terminating signal otherwise */
-    char out[16384]; /* the tail of stdout */
-    size_t outlen;
-    char err[2048]; /* the head of stderr */
-    size_t errlen;
-    int spawn_error;
-} run_result;
-
-/* Reads what fd has into r's stdout tail (is_out) or stderr head; false at
- * end of file or on an error. */
-static bool drain(int fd, bool is_out, run_result *r)
-{
-    char chunk[4096];
-    ssize_t n = read(fd, chunk, sizeof chunk);
-    if (n < 0)
-        return errno == EINTR || errno == EAGAIN;
-    if (n == 0)
-        return false;
-    if (is_out) { /* chunk is smaller than out: drop the oldest bytes */
-        size_t k = (size_t)n;
-        if (r->outlen + k > sizeof r->out - 1) {
-            size_t drop = r->outlen + k - (sizeof r->out - 1);
-            memmove(r->out, r->out + drop, r->outlen - drop);
-            r->outlen -= drop;
-        }
-        memcpy(r->out + r->outlen, chunk, k);
-        r->outlen += k;
-        r->out[r->outlen] = '\0';
-    } else {
-        size_t k = (size_t)n < sizeof r->err - 1 - r->errlen ? (size_t)n
-                                                             : sizeof r->err - 1 - r->errlen;
-        memcpy(r->err + r->errlen, chunk, k);
-        r->errlen += k;
-        r->err[r->errlen] = '\0';
-    }
-    return true;
-}
-
-/* Runs cmd with /bin/sh -c in its own process group, stdin from /dev/null,
- * stdout and stderr captured; kills the whole group at the timeout and, once
- * the shell has exited, whatever it left running. Safe to call from several
- * threads: the pipes are close-on-exec, so no other child inherits them. */
-static void run_command(const char *cmd, double timeout, run_result *r)
-{
-    memset(r, 0, sizeof *r);
-    int out[2] = {-1, -1}, err[2] = {-1, -1};
-    if (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
-        r->spawn_error = errno;
-        for (int i = 0; i < 2; i++) {
-            if (out[i] >= 0)
-                close(out[i]);
-        }
-        return;
-    }
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t at;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, err[1], 2);
-    ms_child_attr(&at);
-    char *argv[] = {(char *)"sh", (char *)"-c", (char *)cmd, NULL};
-    pid_t pid;
-    int rc = posix_spawn(&pid, "/bin/sh", &fa, &at, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&at);
-    close(out[1]);
-    close(err[1]);
-    if (rc) {
-        r->spawn_error = rc;
-        close(out[0]);
-        close(err[0]);
-        return;
-    }
-    r->spawned = true;
-    struct pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
-    bool open_[2] = {true, true};
-    double deadline = bs_now() + timeout, grace = 0;
-    int tick = 1; /* ms between exit checks once the pipes are quiet */
-    bool gone = false;
-    for (;;) {
-        double left = (grace > 0 ? grace : deadline) - bs_now();
-        if (left <= 0) {
-            if (grace > 0) /* something outside the group still holds a pipe */
-                break;
-            r->timed_out = true;
-            kill(-pid, SIGKILL);
-            break;
-        }
-        struct pollfd live[2];
-        int nlive = 0, map[2];
-        for (int i = 0; i < 2; i++)
-            if (open_[i]) {
-                map[nlive] = i;
-                live[nlive++] = fds[i];
-            }
-        if (nlive == 0 && gone)
-            break;
-        int wait_ms = (int)fmin(left * 1000 + 1, gone ? 1000 : tick);
-        int ready = poll(live, (nfds_t)nlive, wait_ms);
-        if (ready > 0) {
-            tick = 1;
-            for (int i = 0; i < nlive; i++)
-                if (live[i].revents && !drain(live[i].fd, map[i] == 0, r))
-                    open_[map[i]] = false;
-        } else if (tick < 50)
-            tick *= 2;
-        if (!gone) {
-            /* WNOWAIT: the leader stays a zombie, so its group id cannot be
-             * reused before the group is killed. */
-            siginfo_t si = {0};
-            if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-                si.si_pid == pid) {
-                gone = true;
-                kill(-pid, SIGKILL); /* leftovers of the command */
-                grace = bs_now() + 0.5;
-            }
-        }
-    }
-    close(out[0]);
-    close(err[0]);
-    int status;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    if (!r->timed_out) {
-        r->exited = WIFEXITED(status);
-        r->code = r->exited ? WEXITSTATUS(status) : 0;
-        r->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-    }
 }
 
 /* ---- the time it printed ---- */
@@ -467,7 +323,7 @@ static void first_line(const char *text, char *line, size_t len, int max)
  * or new ones, when the template names {inputs}), {output} named but not
  * created. Returns the result with fs set, or NULL with out->status and
  * detail set and no file left. */
-static run_result *board_run(state *st, const sp_target *t, const sp_problem *p,
+static bs_result *board_run(state *st, const sp_target *t, const sp_problem *p,
                              const sp_candidate *c, const int8_t *in, files *fs,
                              ms_measurement *out)
 {
@@ -490,7 +346,7 @@ static run_result *board_run(state *st, const sp_target *t, const sp_problem *p,
     free(own);
     cg_kernel_free(&k);
     char *cmd = ok ? expand(st->command, fs, t, p) : NULL;
-    run_result *r = cmd ? malloc(sizeof *r) : NULL;
+    bs_result *r = cmd ? malloc(sizeof *r) : NULL;
     if (!r) {
         if (ok || !out->detail[0]) {
             out->status = MS_CRASH;
@@ -502,7 +358,9 @@ static run_result *board_run(state *st, const sp_target *t, const sp_problem *p,
         return NULL;
     }
     unlink(fs->output);
-    run_command(cmd, st->timeout, r);
+    /* in its own process group: the timeout kills whatever the command started */
+    bs_spawn_opts o = {.shell = cmd, .io = {BS_NULL, BS_PIPE, BS_PIPE}, .group = true};
+    bs_run(&o, st->timeout, r);
     free(cmd);
     unlink(fs->inputs);
     return r;
@@ -510,12 +368,12 @@ static run_result *board_run(state *st, const sp_target *t, const sp_problem *p,
 
 /* Why run r failed (out->status crash or timeout, false), or true when the
  * command exited 0. */
-static bool run_ok(const state *st, const run_result *r, char *why, size_t len,
+static bool run_ok(const state *st, const bs_result *r, char *why, size_t len,
                    ms_measurement *out)
 {
     char line[200];
     out->status = MS_CRASH;
-    if (!r->spawned) {
+    if (r->spawn_error) {
         snprintf(why, len, "cannot run /bin/sh: %s", strerror(r->spawn_error));
     } else if (r->timed_out) {
         out->status = MS_TIMEOUT;
@@ -536,7 +394,7 @@ static void cmd_measure(ms_backend *b, const sp_target *t, const sp_problem *p,
 {
     state *st = b->state;
     files fs;
-    run_result *r = board_run(st, t, p, c, NULL, &fs, out);
+    bs_result *r = board_run(st, t, p, c, NULL, &fs, out);
     if (!r)
         return;
     unlink(fs.output); /* C is checked for the winner only (cmd_verify) */
@@ -616,7 +474,7 @@ static void cmd_verify(ms_backend *b, const sp_target *t, const sp_problem *p,
     ms_measurement m = {0};
     files fs;
     int8_t *in = ms_sim_inputs(p, MS_SIM_SEED);
-    run_result *r = in ? board_run(st, t, p, c, in, &fs, &m) : NULL;
+    bs_result *r = in ? board_run(st, t, p, c, in, &fs, &m) : NULL;
     char why[sizeof m.detail];
     uint8_t *got = NULL;
     if (!in) {

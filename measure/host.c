@@ -2,17 +2,14 @@
  * its own runner, or a few finalists side by side in one. */
 #define _GNU_SOURCE /* strsignal, strdup */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,11 +17,8 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "base.h"
-#include "child.h"
 #include "host_internal.h"
 #include "measure.h"
-
-extern char **environ;
 
 /* Timing policy (see ms_host_run): warm-up until WARMUP_RUNS runs or
  * WARMUP_SECONDS of kernel time; then samples until the 95% confidence
@@ -257,22 +251,18 @@ static bool runner_start(const char *runner, const char *const *so, const char *
         argv[argc++] = (char *)sym[i];
     }
     argv[argc] = NULL;
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t at;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, sv[1], 0);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    ms_child_attr(&at);
-    int rc = posix_spawn(pid, runner, &fa, &at, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&at);
+    /* the socket is its stdin; in its own process group, killed whole */
+    bs_spawn_opts o = {.argv = (const char *const *)argv, .io = {BS_FD, BS_NULL, BS_NULL},
+                       .fd = {sv[1]}, .group = true};
+    bs_child child;
+    int rc = bs_spawn(&o, &child);
     close(sv[1]);
     if (rc) {
         close(sv[0]);
         snprintf(why, len, "cannot run the runner '%s': %s", runner, strerror(rc));
         return false;
     }
+    *pid = child.pid;
     *fd = sv[0];
     return true;
 }
@@ -340,8 +330,8 @@ static void run_job(const char *runner, const char *so, const ms_host_job *j, do
     }
     close(r.fd);
     int status = 0;
-    if (got == -1 || !ms_reap_by(pid, done ? bs_now() + 5 : deadline, &status)) {
-        ms_kill_and_reap(pid);
+    if (got == -1 || !bs_reap_by(pid, done ? bs_now() + 5 : deadline, &status)) {
+        bs_kill_and_reap(pid);
         if (!done || got == -1) {
             m->status = MS_TIMEOUT;
             if (n)
@@ -511,9 +501,9 @@ static void side_by_side(const char *runner, const char *const *so, const char *
     }
     close(r.fd);
     int status = 0;
-    bool reaped = got != -1 && ms_reap_by(pid, done ? bs_now() + 5 : deadline, &status);
+    bool reaped = got != -1 && bs_reap_by(pid, done ? bs_now() + 5 : deadline, &status);
     if (!reaped)
-        ms_kill_and_reap(pid);
+        bs_kill_and_reap(pid);
     if (done || !reaped) /* a runner that answered everything is done, however it exits */
         status = 0;
     for (size_t i = 0; i < k; i++) {

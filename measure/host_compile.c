@@ -1,25 +1,17 @@
 /* host_compile.c — the host harness's build step: kernels compiled into shared
- * objects in parallel batches next to the runner. */
-#define _GNU_SOURCE /* pipe2 */
+ * objects in parallel batches (one compiler per thread) next to the runner. */
+#define _GNU_SOURCE /* strdup */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "base.h"
-#include "child.h"
 #include "host_internal.h"
 #include "host_runner.h"
-
-extern char **environ;
 
 #define COMPILE_TIMEOUT 300.0
 enum { TU_JOBS = 8 }; /* jobs per translation unit */
@@ -59,9 +51,6 @@ typedef struct {
     size_t first, count;
     bool runner;
     char src[4096], out[4096];
-    pid_t pid;
-    int errfd; /* the compiler's stderr while it runs, else -1 */
-    double deadline;
     char log[4096]; /* the head of its stderr */
     size_t loglen;
     int spawn_error;
@@ -123,70 +112,33 @@ static bool unit_prepare(unit *u, const char *workdir, const ms_host_job *jobs)
     return ok;
 }
 
-/* Starts the compiler on u (stderr captured, stdin and stdout /dev/null). */
-static void unit_start(unit *u, const compiler *cc)
+/* Runs the compiler on u (stdin and stdout /dev/null, the head of stderr
+ * into u->log), in its own process group, killed at COMPILE_TIMEOUT. */
+static void unit_compile(unit *u, const compiler *cc)
 {
-    u->errfd = -1;
     const char *tail_kernel[] = {"-O3", "-march=native", "-fopenmp", "-shared", "-fPIC",
                                  "-Wl,-z,defs", "-o", u->out, u->src, "-lm", NULL};
     const char *tail_runner[] = {"-O3", "-march=native", "-o", u->out, u->src, "-ldl", "-lm", NULL};
     const char *const *tail = u->runner ? tail_runner : tail_kernel;
-    char *argv[32];
+    const char *argv[32];
     int argc = 0;
     for (int i = 0; i < cc->argc; i++)
         argv[argc++] = cc->argv[i];
     for (int i = 0; tail[i]; i++)
-        argv[argc++] = (char *)tail[i];
+        argv[argc++] = tail[i];
     argv[argc] = NULL;
-    int p[2];
-    if (pipe2(p, O_CLOEXEC)) {
-        u->spawn_error = errno;
+    bs_spawn_opts o = {.argv = argv, .io = {BS_NULL, BS_NULL, BS_PIPE}, .group = true};
+    bs_result *r = malloc(sizeof *r);
+    if (!r) {
+        u->spawn_error = ENOMEM;
         return;
     }
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t at;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, p[1], 2);
-    ms_child_attr(&at);
-    int rc = posix_spawnp(&u->pid, argv[0], &fa, &at, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&at);
-    close(p[1]);
-    if (rc) {
-        u->spawn_error = rc;
-        close(p[0]);
-        return;
-    }
-    u->errfd = p[0];
-    u->deadline = bs_now() + COMPILE_TIMEOUT;
-}
-
-/* Reads what u's compiler wrote to stderr (keeping the head); at end of
- * file reaps the compiler and records whether it succeeded. */
-static void unit_drain(unit *u)
-{
-    char chunk[4096];
-    ssize_t n = read(u->errfd, chunk, sizeof chunk);
-    if (n < 0 && (errno == EINTR || errno == EAGAIN))
-        return;
-    if (n > 0) {
-        size_t room = sizeof u->log - 1 - u->loglen, k = (size_t)n < room ? (size_t)n : room;
-        memcpy(u->log + u->loglen, chunk, k);
-        u->loglen += k;
-        u->log[u->loglen] = '\0';
-        return;
-    }
-    close(u->errfd);
-    u->errfd = -1;
-    int status = 0;
-    if (!ms_reap_by(u->pid, u->timed_out ? bs_now() + 5 : u->deadline, &status)) {
-        u->timed_out = true;
-        ms_kill_and_reap(u->pid);
-        return;
-    }
-    u->ok = !u->timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    bs_run(&o, COMPILE_TIMEOUT, r);
+    u->spawn_error = r->spawn_error;
+    u->timed_out = r->timed_out;
+    u->ok = !r->spawn_error && !r->timed_out && r->exited && r->code == 0;
+    u->loglen = (size_t)snprintf(u->log, sizeof u->log, "%s", r->err);
+    free(r);
 }
 
 /* Compiles units u[0..n), at most par (<= MAX_PAR) at a time. */
@@ -194,42 +146,9 @@ enum { MAX_PAR = 64 };
 
 static void compile_all(unit **u, size_t n, const compiler *cc, size_t par)
 {
-    struct pollfd fds[MAX_PAR];
-    unit *live[MAX_PAR];
-    size_t next = 0;
-    size_t running = 0;
-    while (next < n || running > 0) {
-        while (running < par && next < n) {
-            unit_start(u[next], cc);
-            if (u[next]->errfd >= 0)
-                live[running++] = u[next];
-            next++;
-        }
-        if (running == 0)
-            continue;
-        double t = bs_now(), first = live[0]->deadline;
-        for (size_t i = 0; i < running; i++) {
-            fds[i] = (struct pollfd){live[i]->errfd, POLLIN, 0};
-            if (live[i]->deadline < first)
-                first = live[i]->deadline;
-        }
-        int wait = (int)((first - t) * 1000) + 1;
-        int ready = poll(fds, running, wait < 1 ? 1 : wait > 1000 ? 1000 : wait);
-        for (size_t i = 0; ready > 0 && i < running; i++)
-            if (fds[i].revents)
-                unit_drain(live[i]);
-        t = bs_now();
-        for (size_t i = 0; i < running; i++)
-            if (live[i]->errfd >= 0 && t >= live[i]->deadline && !live[i]->timed_out) {
-                live[i]->timed_out = true;
-                kill(-live[i]->pid, SIGKILL);
-            }
-        size_t kept = 0;
-        for (size_t i = 0; i < running; i++)
-            if (live[i]->errfd >= 0)
-                live[kept++] = live[i];
-        running = kept;
-    }
+#pragma omp parallel for schedule(dynamic, 1) num_threads((int)par) if (n > 1)
+    for (size_t i = 0; i < n; i++)
+        unit_compile(u[i], cc);
 }
 
 /* Why u failed, in one line: the compiler's first line with "error:" or
@@ -309,7 +228,6 @@ ms_build *ms_build_jobs(const ms_host_job *jobs, size_t n, const char *workdir, 
         u->count = n - i < TU_JOBS ? n - i : TU_JOBS;
     }
     for (size_t i = 0; i < nu; i++) {
-        units[i].errfd = -1;
         if (unit_prepare(&units[i], workdir, jobs))
             batch[nb++] = &units[i];
     }
@@ -329,7 +247,6 @@ ms_build *ms_build_jobs(const ms_host_job *jobs, size_t n, const char *workdir, 
             unit *s = &units[nu++];
             s->first = u->first + k;
             s->count = 1;
-            s->errfd = -1;
             b->home[s->first] = (size_t)(s - units);
             if (unit_prepare(s, workdir, jobs))
                 batch[nb++] = s;

@@ -2,20 +2,15 @@
  * data files and renders them with gnuplot (scripts embedded or $NPU_TUNE_PLOTS). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base.h"
 #include "results.h"
-
-extern char **environ;
 
 /* The scripts of results/plots/, embedded at build time (cmake/embed.cmake). */
 extern const char rs_plot_measured_vs_model_gp[], rs_plot_strategies_gp[], rs_plot_tiles_gp[];
@@ -519,67 +514,37 @@ static bool run_gnuplot(const char *gnuplot, const char *vars, const char *scrip
         snprintf(err, errlen, "cannot replace '%s': %s", out, strerror(errno));
         return false;
     }
-    int fd[2];
-    if (pipe(fd)) {
-        snprintf(err, errlen, "cannot run gnuplot: %s", strerror(errno));
+    const char *argv[] = {gnuplot, "-e", vars, script, NULL};
+    bs_spawn_opts o = {.argv = argv, .io = {BS_NULL, BS_NULL, BS_PIPE}};
+    bs_result *r = malloc(sizeof *r);
+    if (!r) {
+        snprintf(err, errlen, "cannot run '%s': out of memory", gnuplot);
         return false;
     }
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, fd[1], 2);
-    posix_spawn_file_actions_addclose(&fa, fd[0]);
-    posix_spawn_file_actions_addclose(&fa, fd[1]);
-    char *argv[] = {(char *)"gnuplot", (char *)"-e", (char *)vars, (char *)script, NULL};
-    pid_t pid;
-    int rc = posix_spawn(&pid, gnuplot, &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fd[1]);
-    if (rc) {
-        close(fd[0]);
-        snprintf(err, errlen, "cannot run '%s': %s", gnuplot, strerror(rc));
+    bs_run(&o, 0, r); /* no timeout: gnuplot's time grows with the journal */
+    if (r->spawn_error) {
+        snprintf(err, errlen, "cannot run '%s': %s", gnuplot, strerror(r->spawn_error));
+        free(r);
         return false;
     }
-    char text[4096];
-    size_t used = 0;
-    for (;;) {
-        char chunk[1024];
-        ssize_t n = read(fd[0], chunk, sizeof chunk);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        size_t keep = (size_t)n < sizeof text - 1 - used ? (size_t)n : sizeof text - 1 - used;
-        memcpy(text + used, chunk, keep);
-        used += keep;
-    }
-    text[used] = '\0';
-    close(fd[0]);
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) {
-            snprintf(err, errlen, "gnuplot on %s: %s", name, strerror(errno));
-            return false;
-        }
     struct stat st;
-    bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    bool ok = r->exited && r->code == 0;
     if (ok && (stat(out, &st) || st.st_size == 0)) {
         char msg[512];
-        gnuplot_message(text, temporary ? script : NULL, name, msg, sizeof msg);
+        gnuplot_message(r->err, temporary ? script : NULL, name, msg, sizeof msg);
         snprintf(err, errlen, "gnuplot wrote no '%s' with %s (%s)", out, name, msg);
-        return false;
-    }
-    if (!ok) {
+        ok = false;
+    } else if (!ok) {
         char msg[512];
-        if (used)
-            gnuplot_message(text, temporary ? script : NULL, name, msg, sizeof msg);
-        else if (WIFEXITED(status))
-            snprintf(msg, sizeof msg, "exit status %d", WEXITSTATUS(status));
+        if (r->errlen)
+            gnuplot_message(r->err, temporary ? script : NULL, name, msg, sizeof msg);
+        else if (r->exited)
+            snprintf(msg, sizeof msg, "exit status %d", r->code);
         else
-            snprintf(msg, sizeof msg, "killed by signal %d", WTERMSIG(status));
+            snprintf(msg, sizeof msg, "killed by signal %d", r->signal);
         snprintf(err, errlen, "gnuplot failed on %s (%s): %s", name, term, msg);
     }
+    free(r);
     return ok;
 }
 

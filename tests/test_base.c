@@ -1,13 +1,21 @@
-/* test_base.c — the base library: directories made whole and the FNV hash
- * against its published values. */
+/* test_base.c — the base library: directories made whole, children run with
+ * deadlines (groups killed, output kept, status told, signals and descriptors
+ * clean), and the FNV hash against its published values. */
 #define _XOPEN_SOURCE 700
+#include <errno.h>
+#include <fcntl.h>
+#include <omp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base.h"
 #include "check.h"
 #include "files.h"
+#include "procs.h"
 
 static char dir[] = "/tmp/npu-tune-base-XXXXXX";
 static char err[1024];
@@ -62,6 +70,187 @@ static void dirs(void)
     }
 }
 
+/* ---- children ---- */
+
+static void run_sh(const char *cmd, bool group, double timeout, bs_result *r)
+{
+    bs_spawn_opts o = {.shell = cmd, .io = {BS_NULL, BS_PIPE, BS_PIPE}, .group = group};
+    bs_run(&o, timeout, r);
+}
+
+/* The first number of a file a child wrote (its pid), or 0. */
+static long pid_in(const char *path)
+{
+    long pid = 0;
+    FILE *f = fopen(path, "r");
+    if (f) {
+        if (fscanf(f, "%ld", &pid) != 1)
+            pid = 0;
+        fclose(f);
+    }
+    return pid;
+}
+
+/* Exit codes, signals, the tail of stdout and the head of stderr. */
+static void statuses(bs_result *r)
+{
+    run_sh("echo out; echo err >&2; exit 3", true, 0, r);
+    CHECK(!r->spawn_error && !r->timed_out && r->exited);
+    CHECK_INT(r->code, 3);
+    CHECK_STR(r->out, "out\n");
+    CHECK_STR(r->err, "err\n");
+
+    run_sh("kill -SEGV $$", true, 10, r);
+    CHECK(!r->exited && !r->timed_out);
+    CHECK_INT(r->signal, SIGSEGV);
+
+    /* 20000 a's then END: the last bytes kept; stderr: the first kept */
+    run_sh("head -c 20000 /dev/zero | tr '\\0' a; echo END; "
+           "echo first >&2; head -c 10000 /dev/zero | tr '\\0' b >&2",
+           true, 0, r);
+    CHECK_INT(r->outlen, sizeof r->out - 1);
+    CHECK_INT(strlen(r->out), sizeof r->out - 1);
+    CHECK(strcmp(r->out + r->outlen - 5, "aEND\n") == 0);
+    CHECK_INT(r->errlen, sizeof r->err - 1);
+    CHECK(strncmp(r->err, "first\nbbb", 9) == 0);
+
+    const char *argv[] = {"/nonexistent/program", NULL};
+    bs_spawn_opts o = {.argv = argv};
+    bs_run(&o, 1, r);
+    CHECK_INT(r->spawn_error, ENOENT);
+    bs_child c;
+    CHECK_INT(bs_spawn(&o, &c), ENOENT);
+    CHECK(c.pid == -1 && c.fd[1] == -1 && c.fd[2] == -1);
+    bs_spawn_opts stdin_pipe = {.shell = "true", .io = {BS_PIPE}};
+    CHECK_INT(bs_spawn(&stdin_pipe, &c), EINVAL);
+}
+
+/* A deadline kills the whole group; a group's leftovers are killed once its
+ * leader exits; a child outside a group is only waited for a moment. */
+static void groups(bs_result *r)
+{
+    char cmd[1200];
+    const char *pidfile = at("pid");
+    snprintf(cmd, sizeof cmd, "sleep 30 & echo $! > '%s'; sleep 30", pidfile);
+    run_sh(cmd, true, 0.2, r);
+    CHECK(r->timed_out && !r->exited);
+    CHECK(process_gone(pid_in(pidfile)));
+
+    /* the grandchild holds stdout open; the leader's exit ends the run */
+    snprintf(cmd, sizeof cmd, "sleep 30 & echo $! > '%s'; echo done", pidfile);
+    run_sh(cmd, true, 60, r);
+    CHECK(!r->timed_out && r->exited && r->code == 0);
+    CHECK_STR(r->out, "done\n");
+    CHECK(process_gone(pid_in(pidfile)));
+
+    /* without a group the grandchild lives on; its pipe is let go */
+    run_sh(cmd, false, 60, r);
+    CHECK(!r->timed_out && r->exited && r->code == 0);
+    CHECK_STR(r->out, "done\n");
+    long left = pid_in(pidfile);
+    CHECK(left > 0 && kill((pid_t)left, 0) == 0);
+    if (left > 0)
+        kill((pid_t)left, SIGKILL);
+    CHECK(process_gone(left));
+
+    /* reaping by a deadline, or killing */
+    const char *sleeper[] = {"sleep", "30", NULL};
+    bs_spawn_opts o = {.argv = sleeper, .group = true};
+    bs_child c;
+    int status = 0;
+    CHECK_INT(bs_spawn(&o, &c), 0);
+    CHECK(!bs_reap_by(c.pid, bs_now() + 0.05, &status));
+    bs_kill_and_reap(c.pid);
+    CHECK(process_gone(c.pid));
+    const char *quick[] = {"sh", "-c", "exit 7", NULL};
+    o.argv = quick;
+    CHECK_INT(bs_spawn(&o, &c), 0);
+    CHECK(bs_reap_by(c.pid, bs_now() + 60, &status));
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 7);
+}
+
+static volatile sig_atomic_t alarms;
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    alarms = alarms + 1;
+}
+
+/* stdin from a descriptor, stdout inherited, signals the caller ignores or
+ * blocks back to default, a clock signal interrupting the wait. */
+static void streams(bs_result *r)
+{
+    int p[2];
+    CHECK(pipe(p) == 0);
+    CHECK(write(p[1], "hello", 5) == 5);
+    close(p[1]);
+    const char *cat[] = {"cat", NULL};
+    bs_spawn_opts o = {.argv = cat, .io = {BS_FD, BS_PIPE, BS_NULL}, .fd = {p[0]}};
+    bs_run(&o, 10, r);
+    close(p[0]);
+    CHECK(r->exited && r->code == 0);
+    CHECK_STR(r->out, "hello");
+
+    fflush(stdout);
+    int saved = dup(1), fd = open(at("inherited"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    CHECK(saved >= 0 && fd >= 0 && dup2(fd, 1) == 1);
+    close(fd);
+    const char *echo[] = {"echo", "inherited", NULL};
+    bs_spawn_opts same = {.argv = echo, .io = {BS_NULL, BS_INHERIT, BS_NULL}};
+    bs_run(&same, 10, r);
+    dup2(saved, 1);
+    close(saved);
+    CHECK_STR(slurp(at("inherited")), "inherited\n");
+
+    /* SIGINT ignored and SIGTERM blocked here: the child gets both back */
+    signal(SIGINT, SIG_IGN);
+    sigset_t term, old;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    sigprocmask(SIG_BLOCK, &term, &old);
+    run_sh("kill -INT $$; echo survived", true, 10, r);
+    CHECK(!r->exited && r->signal == SIGINT);
+    run_sh("kill -TERM $$; echo survived", true, 10, r);
+    CHECK(!r->exited && r->signal == SIGTERM);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    signal(SIGINT, SIG_DFL);
+
+    /* a timer signal every millisecond interrupts poll, read and waitpid */
+    struct sigaction sa = {.sa_handler = on_alarm}; /* no SA_RESTART */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, NULL);
+    struct itimerval every = {{0, 1000}, {0, 1000}}, off = {{0, 0}, {0, 0}};
+    setitimer(ITIMER_REAL, &every, NULL);
+    run_sh("sleep 0.2; echo slept; exit 4", true, 60, r);
+    setitimer(ITIMER_REAL, &off, NULL);
+    CHECK(alarms > 0);
+    CHECK(!r->spawn_error && !r->timed_out && r->exited && r->code == 4);
+    CHECK_STR(r->out, "slept\n");
+}
+
+/* Children started from several threads at once inherit no descriptor of
+ * another's pipes: each lists the same open descriptors as one started alone. */
+static void threads(void)
+{
+    bs_result *r = malloc(sizeof *r);
+    const char *list = "ls /proc/$$/fd";
+    run_sh(list, true, 10, r);
+    char *alone = strdup(r->out);
+    CHECK(r->exited && r->code == 0 && alone && *alone);
+    free(r);
+    int differ = 0;
+#pragma omp parallel for num_threads(8) schedule(dynamic, 1) reduction(+ : differ)
+    for (int i = 0; i < 64; i++) {
+        bs_result *t = malloc(sizeof *t);
+        run_sh(i % 2 ? list : "sleep 0.05", true, 60, t);
+        differ += !t->exited || t->code != 0 || (i % 2 && strcmp(t->out, alone) != 0);
+        free(t);
+    }
+    CHECK_INT(differ, 0);
+    free(alone);
+}
+
 /* FNV-1a 64 of the published test strings, and bs_fnv continuing a hash. */
 static void hashes(void)
 {
@@ -82,6 +271,12 @@ int main(void)
         return 1;
     }
     dirs();
+    bs_result *r = malloc(sizeof *r);
+    statuses(r);
+    groups(r);
+    streams(r);
+    free(r);
+    threads();
     hashes();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

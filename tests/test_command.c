@@ -18,6 +18,7 @@
 #include "codegen.h"
 #include "fixtures.h"
 #include "measure.h"
+#include "procs.h"
 
 #ifndef BOARD_SH
 #define BOARD_SH "tests/board.sh"
@@ -71,28 +72,6 @@ static long kernel_size(const sp_target *t, const sp_problem *p, const sp_candid
     free(text);
     cg_kernel_free(&k);
     return (long)len;
-}
-
-/* True once pid is gone (or a zombie nobody reaps), waiting up to 2 s. */
-static bool process_gone(long pid)
-{
-    for (int i = 0; i < 200; i++) {
-        if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
-            return true;
-        char path[64], stat[256] = "";
-        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-        FILE *f = fopen(path, "r");
-        if (f) {
-            size_t n = fread(stat, 1, sizeof stat - 1, f);
-            stat[n] = '\0';
-            fclose(f);
-            const char *paren = strrchr(stat, ')');
-            if (paren && paren[1] == ' ' && paren[2] == 'Z')
-                return true;
-        }
-        nanosleep(&(struct timespec){0, 10000000}, NULL);
-    }
-    return false;
 }
 
 /* A backend for command; it verifies when the command names {output}. */

@@ -15,6 +15,7 @@
 #include "check.h"
 #include "codegen.h"
 #include "measure.h"
+#include "procs.h"
 
 #define SIG "(int M, int N, int K, const float *A, int lda, const float *B, int ldb, float *C, int ldc)"
 
@@ -247,23 +248,6 @@ static int open_fds(void)
         n++;
     closedir(d);
     return n;
-}
-
-/* True if no process pid is alive (gone, or a zombie awaiting its reaper). */
-static bool dead(long pid)
-{
-    if (pid <= 0)
-        return true;
-    char path[64], buf[256];
-    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    char *p = strrchr(buf, ')');
-    return p && (p[2] == 'Z' || p[2] == 'X');
 }
 
 static bool no_children(void)
@@ -546,8 +530,8 @@ int main(int argc, char **argv)
     CHECK(f && fscanf(f, "%ld %ld", &pids[0], &pids[1]) == 2);
     if (f)
         fclose(f);
-    CHECK(pids[0] > 0 && dead(pids[0]));
-    CHECK(pids[1] > 0 && dead(pids[1]));
+    CHECK(pids[0] > 0 && process_gone(pids[0]));
+    CHECK(pids[1] > 0 && process_gone(pids[1]));
     CHECK(no_children());
     CHECK_INT(open_fds(), fds);
     for (int i = 0; i < 3; i++)
