@@ -1,6 +1,6 @@
 /* base.h — the plumbing every library shares, on libc alone: the monotonic
- * clock, directories made whole (mkdir -p), children run with deadlines and
- * the FNV hash. */
+ * clock, directories made whole (mkdir -p), children run with deadlines,
+ * whole files, same-file checks, the file lock and the FNV hash. */
 #ifndef NPU_TUNE_BASE_H
 #define NPU_TUNE_BASE_H
 
@@ -84,6 +84,56 @@ typedef struct {
  * group; output that a process outside the group still writes is read for
  * half a second more. Safe to call from several threads at once. */
 void bs_run(const bs_spawn_opts *o, double timeout, bs_result *r);
+
+/* ---- whole files (files.c) ---- */
+
+/* Writes a file through write(f, ctx) into a temporary file beside path
+ * ("PATH.tmp.PID.N"), fsync'd, with the mode the file had (else 0666 less
+ * the umask), renamed over path: a reader sees the old file or the new one,
+ * whole. Directories are made; temporaries that killed writers left are
+ * removed first. A symlink is written through (the file it names is
+ * replaced, the link stays); an existing FIFO or device is written into
+ * directly. False with a one-line reason naming path in err. */
+bool bs_write_atomic(const char *path, bool (*write)(FILE *f, void *ctx), void *ctx, char *err,
+                     size_t errlen);
+
+/* Reads everything from fd into a malloc'd, NUL-terminated *buf of *len
+ * bytes (the NUL not counted); false with errno set otherwise. */
+bool bs_read_all(int fd, char **buf, size_t *len);
+
+/* ---- same-file checks (paths.c) ---- */
+
+/* A file a command reads or writes, for bs_paths_distinct: what it is to the
+ * user ("script", "table", ...), its path (NULL: none), whether it is written. */
+typedef struct {
+    const char *what;
+    const char *path;
+    bool output;
+} bs_file;
+
+/* False with "WHAT 'PATH' is the WHAT2 PATH2; choose another path" in err when
+ * an output of files[0..n) is the same file as an input or another output:
+ * the same device and inode when both exist, else the same absolute path
+ * once the existing directories are resolved (symlinks followed, also a
+ * dangling one) and '.' and '..' of the rest applied. A device or FIFO is
+ * written through (bs_written_through) and may be shared. */
+bool bs_paths_distinct(const bs_file *files, size_t n, char *err, size_t errlen);
+
+/* True if path exists and is neither a regular file nor a directory (a
+ * device such as /dev/null, a FIFO): written through, never replaced. */
+bool bs_written_through(const char *path);
+
+/* ---- the lock of a file (lock.c) ---- */
+
+/* Opens path for reading and appending, creating it (and its directories)
+ * if missing, and takes the lock that one process at a time holds: waits
+ * for another process that holds it when `wait`, else fails with "PATH is
+ * in use by another npu-tune run (pid N)" and N in *holder (may be NULL).
+ * The lock lasts until the process closes a descriptor of the file or dies.
+ * The fd (close-on-exec), or -1 with a reason in err; *created tells
+ * whether this call made the file. */
+int bs_lock_open(const char *path, bool wait, long *holder, bool *created, char *err,
+                 size_t errlen);
 
 /* ---- hashing (hash.c) ---- */
 

@@ -1,5 +1,5 @@
-/* internal.h — what the results files share: row formatting and parsing (csv.c), file
- * reading (table.c), the journal's lookup cache (cache.c) and its lock (lock.c). */
+/* internal.h — what the results files share: row formatting and parsing (csv.c)
+ * and the journal's lookup cache (cache.c). */
 #ifndef NPU_TUNE_RESULTS_INTERNAL_H
 #define NPU_TUNE_RESULTS_INTERNAL_H
 
@@ -33,22 +33,10 @@ bool rs_parse_row(char *line, bool journal, rs_entry *e, const char *path, long 
 bool rs_parse_table_row(char *line, int format, rs_entry *e, const char *path, long lineno,
                         char *err, size_t errlen);
 
-/* Reads everything from fd into a malloc'd, NUL-terminated *buf of *len
- * bytes (the NUL not counted); false with errno set otherwise. */
-bool rs_read_all(int fd, char **buf, size_t *len);
-
 /* The shape distance of the table lookup: the product over M, N, K and batch
  * of max(a, b) / min(a, b), in this order (monotone in the sum of
  * |ln a/b|; the generated header computes it the same way). */
 double rs_shape_distance(const sp_problem *a, const sp_problem *b);
-
-/* Opens path for appending, creating it (and its directories) if missing,
- * and takes the lock of the one run that may use it: waits for another
- * process that holds it when `wait`, else fails with "PATH is in use by
- * another npu-tune run (pid N)" and N in *holder (may be NULL). The fd, or
- * -1 with a reason in err; *created tells whether this call made the file. */
-int rs_lock_open(const char *path, bool wait, long *holder, bool *created, char *err,
-                 size_t errlen);
 
 /* An empty cache, and adding an entry to it (replacing the entry of the same
  * problem and config); NULL / false when memory runs out. */

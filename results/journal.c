@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "internal.h"
 
 struct rs_journal {
@@ -164,7 +165,7 @@ static bool start(const char *path, const char *sigpath, int fd, const rs_signat
                      sig_fields[i].key);
             return false;
         }
-    if (sigpath && !rs_write_atomic(sigpath, write_sig, (void *)sig, err, errlen))
+    if (sigpath && !bs_write_atomic(sigpath, write_sig, (void *)sig, err, errlen))
         return false;
     size_t n = strlen(rs_journal_header);
     char *head = malloc(n + 2);
@@ -334,16 +335,16 @@ rs_journal *rs_journal_open_with(const char *path, const rs_signature *sig,
     memcpy(sigpath, path, plen);
     memcpy(sigpath + plen, ".sig", 5);
     size_t len = 0;
-    bool through = rs_written_through(path), created = false;
+    bool through = bs_written_through(path), created = false;
     int fd = through ? open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
-                     : rs_lock_open(path, o && o->wait, o ? &o->holder : NULL, &created, err,
+                     : bs_lock_open(path, o && o->wait, o ? &o->holder : NULL, &created, err,
                                     errlen);
     if (fd < 0) {
         if (through)
             snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
         goto fail;
     }
-    if (!through && !rs_read_all(fd, &buf, &len)) {
+    if (!through && !bs_read_all(fd, &buf, &len)) {
         snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
         goto fail_fd;
     }

@@ -569,7 +569,7 @@ typedef struct {
     size_t len;
 } script_text;
 
-/* rs_write_atomic's writer of a script_text. */
+/* bs_write_atomic's writer of a script_text. */
 static bool put_text(FILE *f, void *ctx)
 {
     const script_text *t = ctx;
@@ -597,7 +597,7 @@ static bool scripts_prepare(script_set *s, const char *dir, char *err, size_t er
         /* DIR/.NAME.PID: this process's copy, written like every other file */
         snprintf(s->path[i], len, "%s/.%s.%ld", dir, scripts[i].name, (long)getpid());
         script_text text = {scripts[i].text, *scripts[i].len};
-        if (!rs_write_atomic(s->path[i], put_text, &text, err, errlen))
+        if (!bs_write_atomic(s->path[i], put_text, &text, err, errlen))
             return false;
         s->temporary[i] = true;
     }
@@ -673,7 +673,7 @@ static bool plot_model(renderer *r, const pdata *d, sbuf *common, char *err, siz
         snprintf(err, errlen, "out of memory");
         ok = false;
     } else
-        ok = rs_write_atomic(data.s, write_model_data, (void *)d, err, errlen) &&
+        ok = bs_write_atomic(data.s, write_model_data, (void *)d, err, errlen) &&
              render(r, SC_MODEL, "measured_vs_model", data.s, vars.s, err, errlen);
     free(data.s);
     free(vars.s);
@@ -698,7 +698,7 @@ static bool plot_strategies(renderer *r, const pdata *d, sbuf *common, char *err
         snprintf(err, errlen, "out of memory");
         ok = false;
     } else
-        ok = rs_write_atomic(data.s, write_strategy_data, (void *)d, err, errlen) &&
+        ok = bs_write_atomic(data.s, write_strategy_data, (void *)d, err, errlen) &&
              render(r, SC_STRATEGIES, "strategies", data.s, vars.s, err, errlen);
     free(data.s);
     free(vars.s);
@@ -755,7 +755,7 @@ static bool plot_tiles(renderer *r, const pdata *d, size_t si, sbuf *common, cha
     if (!ok)
         snprintf(err, errlen, "out of memory");
     else
-        ok = rs_write_atomic(data.s, write_tile_data, &t, err, errlen) &&
+        ok = bs_write_atomic(data.s, write_tile_data, &t, err, errlen) &&
              render(r, SC_TILES, base.s, data.s, vars.s, err, errlen);
     free(t.p);
     free(ms);

@@ -75,7 +75,7 @@ typedef struct rs_journal rs_journal;
  * is used from a journal that failed to read, and a journal this call
  * created is removed again. The journal is locked until it is closed (or
  * the process dies): another process's open fails (see rs_journal_opts).
- * A path that is not a regular file (rs_written_through: /dev/null, a
+ * A path that is not a regular file (bs_written_through: /dev/null, a
  * FIFO) gets the header and the rows only: no sidecar, no resume, no lock. */
 rs_journal *rs_journal_open(const char *path, const rs_signature *sig, rs_cache **cache,
                             char *err, size_t errlen);
@@ -137,30 +137,5 @@ const rs_entry *rs_table_pick(const rs_entry *e, size_t n, const sp_target *t,
  * measured tile plane of the best strategy. False with a reason (e.g.
  * "gnuplot not found; install the gnuplot package") otherwise. */
 bool rs_plot(const char *journal, const char *dir, char *err, size_t errlen);
-
-/* Writes a file through write(f, ctx) into a temporary file beside path,
- * then renames it over path; false with a one-line reason in err. */
-bool rs_write_atomic(const char *path, bool (*write)(FILE *f, void *ctx), void *ctx, char *err,
-                     size_t errlen);
-
-/* A file a command reads or writes, for rs_paths_distinct: what it is to the
- * user ("script", "table", ...), its path (NULL: none), whether it is written. */
-typedef struct {
-    const char *what;
-    const char *path;
-    bool output;
-} rs_file;
-
-/* False with "WHAT 'PATH' is the WHAT2 PATH2; choose another path" in err when
- * an output of files[0..n) is the same file as an input or another output:
- * the same device and inode when both exist, else the same absolute path
- * once the existing directories are resolved (symlinks followed, also a
- * dangling one) and '.' and '..' of the rest applied. A device or FIFO is
- * written through (rs_written_through) and may be shared. */
-bool rs_paths_distinct(const rs_file *files, size_t n, char *err, size_t errlen);
-
-/* True if path exists and is neither a regular file nor a directory (a
- * device such as /dev/null, a FIFO): written through, never replaced. */
-bool rs_written_through(const char *path);
 
 #endif

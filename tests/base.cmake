@@ -1,6 +1,10 @@
-# base.cmake — registers the test of the base library (base/); included from
+# base.cmake — registers the tests of the base library (base/): its plumbing,
+# and telling apart the files a command reads and writes; included from
 # tests/CMakeLists.txt.
-add_executable(test_base ${CMAKE_CURRENT_LIST_DIR}/test_base.c)
-target_include_directories(test_base PRIVATE ${CMAKE_CURRENT_LIST_DIR})
-target_link_libraries(test_base PRIVATE base OpenMP::OpenMP_C)
+foreach(name test_base test_paths)
+  add_executable(${name} ${CMAKE_CURRENT_LIST_DIR}/${name}.c)
+  target_include_directories(${name} PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+  target_link_libraries(${name} PRIVATE base OpenMP::OpenMP_C)
+endforeach()
 add_test(NAME base COMMAND test_base)
+add_test(NAME paths COMMAND test_paths)

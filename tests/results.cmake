@@ -1,14 +1,12 @@
 # results.cmake — registers the tests of the results library (results/): the
-# journal and its resume, the tuning table, picking entries and the C header,
-# and telling apart the files a command reads and writes.
-foreach(name test_journal test_table test_paths)
+# journal and its resume, the tuning table, picking entries and the C header.
+foreach(name test_journal test_table)
   add_executable(${name} ${CMAKE_CURRENT_LIST_DIR}/${name}.c)
   target_include_directories(${name} PRIVATE ${CMAKE_CURRENT_LIST_DIR})
   target_link_libraries(${name} PRIVATE results measure codegen space GSL::gsl)
 endforeach()
 add_test(NAME journal COMMAND test_journal)
 add_test(NAME table COMMAND test_table)
-add_test(NAME paths COMMAND test_paths)
 # The exported C header compiled by cc (and run), c++ and clang: skipped where missing.
 add_test(NAME table_header_cc COMMAND test_table --header cc)
 add_test(NAME table_header_cxx COMMAND test_table --header c++)

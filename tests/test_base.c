@@ -1,9 +1,10 @@
 /* test_base.c — the base library: directories made whole, children run with
  * deadlines (groups killed, output kept, status told, signals and descriptors
- * clean), and the FNV hash against its published values. */
+ * clean), whole files (links, FIFOs, stale temporaries) and the FNV hash. */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <omp.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -251,6 +252,105 @@ static void threads(void)
     free(alone);
 }
 
+/* ---- whole files ---- */
+
+static bool write_text(FILE *f, void *ctx)
+{
+    return fputs(ctx, f) >= 0;
+}
+
+static bool write_half(FILE *f, void *ctx)
+{
+    fputs(ctx, f);
+    return false; /* a writer that fails midway */
+}
+
+/* Whether a temporary file ("*.tmp.*") is left in dir/w. */
+static bool leftover_tmp(void)
+{
+    glob_t g;
+    bool left = glob(at("w/*.tmp.*"), 0, NULL, &g) == 0;
+    globfree(&g);
+    return left;
+}
+
+/* A write lands where the path leads and keeps what the path is: through a
+ * symlink into its file (the link stays), into a FIFO without replacing it;
+ * a directory is refused; the mode stays; a failed write leaves the old file. */
+static void whole_files(void)
+{
+    const char *real = at("w/real.csv"), *link = at("w/link.csv"), *fifo = at("w/fifo");
+    CHECK(bs_write_atomic(real, write_text, "old\n", err, sizeof err)); /* makes w/ */
+    CHECK_STR(slurp(real), "old\n");
+    CHECK(symlink("real.csv", link) == 0);
+    CHECK(bs_write_atomic(link, write_text, "new\n", err, sizeof err));
+    struct stat st;
+    CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+    CHECK_STR(slurp(real), "new\n");
+
+    CHECK(mkfifo(fifo, 0600) == 0);
+    int fd = open(fifo, O_RDWR | O_NONBLOCK); /* both ends: the write does not block */
+    CHECK(fd >= 0);
+    CHECK(bs_write_atomic(fifo, write_text, "through\n", err, sizeof err));
+    CHECK(stat(fifo, &st) == 0 && S_ISFIFO(st.st_mode));
+    char buf[32] = "";
+    CHECK(fd >= 0 && read(fd, buf, sizeof buf - 1) == 8);
+    CHECK_STR(buf, "through\n");
+    if (fd >= 0)
+        close(fd);
+
+    CHECK(!bs_write_atomic(at("w"), write_text, "x", err, sizeof err));
+    CHECK(strstr(err, "Is a directory") != NULL);
+    CHECK(chmod(real, 0640) == 0);
+    CHECK(!bs_write_atomic(real, write_half, "half", err, sizeof err));
+    char want[1200];
+    snprintf(want, sizeof want, "cannot write '%s': write failed", real);
+    CHECK_STR(err, want);
+    CHECK_STR(slurp(real), "new\n");
+    CHECK(bs_write_atomic(real, write_text, "kept mode\n", err, sizeof err));
+    CHECK(stat(real, &st) == 0 && (st.st_mode & 0777) == 0640);
+    CHECK(!leftover_tmp());
+
+    /* A writer killed before its rename leaves its temporary; the next write
+     * of the path removes it, and leaves a live writer's alone. */
+    pid_t child = fork();
+    if (child == 0)
+        _exit(0);
+    CHECK(child > 0 && waitpid(child, NULL, 0) == child); /* a pid no process has now */
+    char dead[512], live[512], other[512];
+    snprintf(dead, sizeof dead, "%s.tmp.%ld.0", real, (long)child);
+    snprintf(live, sizeof live, "%s.tmp.1.0", real); /* init's */
+    snprintf(other, sizeof other, "%s.tmp.%ld.0", at("w/other.csv"), (long)child);
+    put_mode(dead, "torn", "w");
+    put_mode(live, "busy", "w");
+    put_mode(other, "not this path's", "w");
+    CHECK(bs_write_atomic(real, write_text, "newer\n", err, sizeof err));
+    CHECK_STR(slurp(real), "newer\n");
+    CHECK(access(dead, F_OK) != 0);
+    CHECK(access(live, F_OK) == 0 && access(other, F_OK) == 0);
+    unlink(live), unlink(other);
+    CHECK(!leftover_tmp());
+
+    /* read whole: more than the first buffer, and an empty file */
+    char *big = malloc(10001), *got = NULL;
+    size_t len = 0;
+    memset(big, 'x', 10000);
+    big[10000] = '\0';
+    CHECK(bs_write_atomic(real, write_text, big, err, sizeof err));
+    fd = open(real, O_RDONLY);
+    CHECK(fd >= 0 && bs_read_all(fd, &got, &len));
+    CHECK_INT(len, 10000);
+    CHECK(got && strcmp(got, big) == 0);
+    free(got);
+    close(fd);
+    fd = open("/dev/null", O_RDONLY);
+    CHECK(bs_read_all(fd, &got, &len) && len == 0 && got[0] == '\0');
+    free(got);
+    close(fd);
+    CHECK(!bs_read_all(-1, &got, &len));
+    free(big);
+}
+
 /* FNV-1a 64 of the published test strings, and bs_fnv continuing a hash. */
 static void hashes(void)
 {
@@ -277,6 +377,7 @@ int main(void)
     streams(r);
     free(r);
     threads();
+    whole_files();
     hashes();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -1,7 +1,6 @@
 /* test_table.c — the tuning table: exact bytes, strict reading of malformed or
  * foreign tables, picking an entry for a shape, and the generated C header compiled. */
 #define _XOPEN_SOURCE 700
-#include <fcntl.h>
 #include <glob.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,60 +111,6 @@ static bool leftover_tmp(void)
     bool left = glob(at("t/*.tmp.*"), 0, NULL, &g) == 0;
     globfree(&g);
     return left;
-}
-
-static bool write_text(FILE *f, void *ctx)
-{
-    return fputs(ctx, f) >= 0;
-}
-
-/* A write lands where the path leads and keeps what the path is: through a
- * symlink into its file (the link stays), into a FIFO without replacing it;
- * a directory is refused. */
-static void write_kinds(void)
-{
-    const char *real = at("t/real.csv"), *link = at("t/link.csv"), *fifo = at("t/fifo");
-    put(real, "old\n");
-    CHECK(symlink("real.csv", link) == 0);
-    CHECK(rs_write_atomic(link, write_text, "new\n", err, sizeof err));
-    struct stat st;
-    CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
-    CHECK_STR(slurp(real), "new\n");
-
-    CHECK(mkfifo(fifo, 0600) == 0);
-    int fd = open(fifo, O_RDWR | O_NONBLOCK); /* both ends: the write does not block */
-    CHECK(fd >= 0);
-    CHECK(rs_write_atomic(fifo, write_text, "through\n", err, sizeof err));
-    CHECK(stat(fifo, &st) == 0 && S_ISFIFO(st.st_mode));
-    char buf[32] = "";
-    CHECK(fd >= 0 && read(fd, buf, sizeof buf - 1) == 8);
-    CHECK_STR(buf, "through\n");
-    if (fd >= 0)
-        close(fd);
-
-    CHECK(!rs_write_atomic(at("t"), write_text, "x", err, sizeof err));
-    CHECK(strstr(err, "Is a directory") != NULL);
-    CHECK(!leftover_tmp());
-
-    /* A writer killed before its rename leaves its temporary; the next write
-     * of the path removes it, and leaves a live writer's alone. */
-    pid_t child = fork();
-    if (child == 0)
-        _exit(0);
-    CHECK(child > 0 && waitpid(child, NULL, 0) == child); /* a pid no process has now */
-    char dead[512], live[512], other[512];
-    snprintf(dead, sizeof dead, "%s.tmp.%ld.0", real, (long)child);
-    snprintf(live, sizeof live, "%s.tmp.1.0", real); /* init's */
-    snprintf(other, sizeof other, "%s.tmp.%ld.0", at("t/other.csv"), (long)child);
-    put(dead, "torn");
-    put(live, "busy");
-    put(other, "not this path's");
-    CHECK(rs_write_atomic(real, write_text, "newer\n", err, sizeof err));
-    CHECK_STR(slurp(real), "newer\n");
-    CHECK(access(dead, F_OK) != 0);
-    CHECK(access(live, F_OK) == 0 && access(other, F_OK) == 0);
-    unlink(live), unlink(other);
-    CHECK(!leftover_tmp());
 }
 
 static void round_trip(void)
@@ -614,7 +559,6 @@ int main(int argc, char **argv)
         rc = header_round_trip();
     } else {
         round_trip();
-        write_kinds();
         malformed();
         pick();
         rc = CHECK_DONE();

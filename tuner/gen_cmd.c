@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base.h"
 #include "codegen.h"
 #include "results.h"
 #include "script.h"
@@ -134,7 +135,7 @@ static int gen_host(tn_request *r)
     bool ok;
     if (r->output) {
         char werr[512];
-        ok = rs_write_atomic(r->output, write_host, &h, werr, sizeof werr);
+        ok = bs_write_atomic(r->output, write_host, &h, werr, sizeof werr);
         if (!ok && !err[0])
             snprintf(err, sizeof err, "%s", werr);
     } else { /* an I/O error (err stays empty) is main's check of standard output */
@@ -162,9 +163,9 @@ int tn_gen(int argc, char **argv)
         }
         if ((rc = from_table(&r)) != TN_OK)
             return rc;
-        const rs_file files[] = {{"table", r.table, false}, {"output", r.output, true}};
+        const bs_file files[] = {{"table", r.table, false}, {"output", r.output, true}};
         char err[512];
-        if (!rs_paths_distinct(files, 2, err, sizeof err)) {
+        if (!bs_paths_distinct(files, 2, err, sizeof err)) {
             tn_error("gen: %s", err);
             return TN_ERROR;
         }
@@ -182,7 +183,7 @@ int tn_gen(int argc, char **argv)
     }
     bool ok;
     if (r.output) {
-        ok = rs_write_atomic(r.output, write_kernel, &k, err, sizeof err);
+        ok = bs_write_atomic(r.output, write_kernel, &k, err, sizeof err);
     } else { /* a write error is main's check of standard output */
         cg_print(stdout, &k);
         ok = true;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base.h"
 #include "results.h"
 #include "tuner.h"
 
@@ -142,8 +143,8 @@ int tn_plot(int argc, char **argv)
     long nbefore = list_images(dir, &before), nafter = 0;
     char err[1024];
     int rc = TN_OK;
-    const rs_file files[] = {{"results journal", journal, false}, {"plot directory", dir, true}};
-    if (!rs_paths_distinct(files, 2, err, sizeof err)) {
+    const bs_file files[] = {{"results journal", journal, false}, {"plot directory", dir, true}};
+    if (!bs_paths_distinct(files, 2, err, sizeof err)) {
         tn_error("plot: %s", err);
         rc = TN_ERROR;
     } else if (nbefore < 0) {

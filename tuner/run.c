@@ -581,14 +581,14 @@ static int usage(const char *why)
                     "       [--safe] SCRIPT.lua\n", why);
 }
 
-/* The files of a run must be distinct (rs_paths_distinct): the script, the
+/* The files of a run must be distinct (bs_paths_distinct): the script, the
  * journal with its sidecar and kernel directory, the table. A journal that
  * is written through (/dev/null) has neither: its kernels go where the
  * backend puts them by default (workdir NULL). */
 static bool check_files(const char *script, const ls_tune *tu, char *workdir, size_t len,
                         char *err, size_t errlen)
 {
-    bool through = rs_written_through(tu->results);
+    bool through = bs_written_through(tu->results);
     char sig[4096];
     if (strlen(tu->results) + sizeof ".kernels" > (len < sizeof sig ? len : sizeof sig)) {
         snprintf(err, errlen, "results path '%.64s...' is too long", tu->results);
@@ -596,14 +596,14 @@ static bool check_files(const char *script, const ls_tune *tu, char *workdir, si
     }
     snprintf(sig, sizeof sig, "%s.sig", tu->results);
     snprintf(workdir, len, "%s.kernels", tu->results);
-    const rs_file files[] = {{"script", script, false},
+    const bs_file files[] = {{"script", script, false},
                              {"results journal", tu->results, true},
                              {"journal's sidecar", through ? NULL : sig, true},
                              {"kernel directory", through ? NULL : workdir, true},
                              {"table", tu->table, true}};
     if (through)
         workdir[0] = '\0';
-    return rs_paths_distinct(files, sizeof files / sizeof files[0], err, errlen);
+    return bs_paths_distinct(files, sizeof files / sizeof files[0], err, errlen);
 }
 
 /* Opens the run's journal (locked, its rows checked against the run's

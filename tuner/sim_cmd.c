@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base.h"
 #include "codegen.h"
 #include "measure.h"
 #include "results.h"
@@ -134,10 +135,10 @@ int tn_sim(int argc, char **argv)
         tn_error("%s", why);
         return TN_ERROR;
     }
-    const rs_file files[] = {{"kernel", path, false}, {"trace", trace, true},
+    const bs_file files[] = {{"kernel", path, false}, {"trace", trace, true},
                              {"output", output, true}};
     sp_target t;
-    if (!rs_paths_distinct(files, 3, why, sizeof why)) {
+    if (!bs_paths_distinct(files, 3, why, sizeof why)) {
         tn_error("%s", why);
         cg_kernel_free(&k);
         return TN_ERROR;
@@ -160,7 +161,7 @@ int tn_sim(int argc, char **argv)
         tn_error("%s: %s", path, r.error);
         rc = TN_ERROR;
     } else {
-        if (output && !rs_write_atomic(output, write_c, &r, why, sizeof why)) {
+        if (output && !bs_write_atomic(output, write_c, &r, why, sizeof why)) {
             tn_error("%s", why);
             rc = TN_ERROR;
         }
@@ -169,7 +170,7 @@ int tn_sim(int argc, char **argv)
         else
             report_text(path, &k, &t, &r);
         trace_job tj = {&t, &r};
-        if (trace && !rs_write_atomic(trace, write_trace, &tj, why, sizeof why)) {
+        if (trace && !bs_write_atomic(trace, write_trace, &tj, why, sizeof why)) {
             tn_error("%s", why);
             rc = TN_ERROR;
         }

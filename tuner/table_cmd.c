@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base.h"
 #include "results.h"
 #include "tuner.h"
 
@@ -75,10 +76,10 @@ int tn_table(int argc, char **argv)
         tn_error("%s", err);
         return TN_ERROR;
     }
-    const rs_file files[] = {{"table", table, false}, {"header", out, true}};
+    const bs_file files[] = {{"table", table, false}, {"header", out, true}};
     header_job h = {e, n, &sig};
-    bool ok = rs_paths_distinct(files, 2, err, sizeof err) &&
-              rs_write_atomic(out, write_header, &h, err, sizeof err);
+    bool ok = bs_paths_distinct(files, 2, err, sizeof err) &&
+              bs_write_atomic(out, write_header, &h, err, sizeof err);
     free(e);
     if (!ok) {
         tn_error("%s", err);

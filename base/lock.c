@@ -1,5 +1,5 @@
-/* lock.c — one run per journal: the journal is opened with a kernel lock on its
- * descriptor (fcntl), held until it is closed or the process dies, even by kill -9. */
+/* lock.c — one process per file (a run's journal): the file opened with a kernel
+ * lock on its descriptor (fcntl), held until closed or the process dies, even by kill -9. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "base.h"
-#include "internal.h"
 
 /* Opening and locking path again after it was replaced or removed while
  * this process waited for it, at most this many times. */
@@ -16,9 +15,9 @@ enum { MAX_REOPEN = 100 };
 
 /* A POSIX record lock (not flock, not an open file description lock): only
  * it tells another process the holder's pid (F_GETLK). It is released when
- * this process closes any descriptor of the file: nothing else in a run
- * opens the journal. */
-int rs_lock_open(const char *path, bool wait, long *holder, bool *created, char *err,
+ * this process closes any descriptor of the file: its caller opens the
+ * file nowhere else. */
+int bs_lock_open(const char *path, bool wait, long *holder, bool *created, char *err,
                  size_t errlen)
 {
     *created = false;

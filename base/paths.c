@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "results.h"
+#include "base.h"
 
 /* Symlinks followed while resolving one path, as the kernel's limit. */
 enum { MAX_LINKS = 40 };
@@ -21,7 +21,7 @@ typedef struct {
     char *name;
 } ident;
 
-bool rs_written_through(const char *path)
+bool bs_written_through(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
@@ -129,7 +129,7 @@ static bool same_file(const ident *a, const ident *b)
 
 /* Every pair with an output in it; the message names the (later) output
  * first. */
-bool rs_paths_distinct(const rs_file *f, size_t n, char *err, size_t errlen)
+bool bs_paths_distinct(const bs_file *f, size_t n, char *err, size_t errlen)
 {
     ident *id = calloc(n ? n : 1, sizeof *id);
     bool ok = id != NULL;
@@ -142,7 +142,7 @@ bool rs_paths_distinct(const rs_file *f, size_t n, char *err, size_t errlen)
             if (!f[i].path || !f[j].path || !(f[i].output || f[j].output) ||
                 !same_file(&id[i], &id[j]))
                 continue;
-            const rs_file *a = f[i].output ? &f[i] : &f[j], *b = a == &f[i] ? &f[j] : &f[i];
+            const bs_file *a = f[i].output ? &f[i] : &f[j], *b = a == &f[i] ? &f[j] : &f[i];
             snprintf(err, errlen, "%s '%s' is the %s %s; choose another path", a->what, a->path,
                      b->what, b->path);
             ok = false;
