@@ -1,6 +1,6 @@
 /* base.h — the plumbing every library shares, on libc alone: the monotonic
  * clock, directories made whole (mkdir -p), children run with deadlines,
- * whole files, same-file checks, the file lock and the FNV hash. */
+ * whole files, same-file checks, the file lock, the FNV hash and CSV lines. */
 #ifndef NPU_TUNE_BASE_H
 #define NPU_TUNE_BASE_H
 
@@ -143,5 +143,25 @@ uint64_t bs_fnv(uint64_t h, const void *data, size_t n);
 
 /* FNV-1a of n bytes as 16 lowercase hex digits (+ NUL). */
 void bs_hash_hex(const void *data, size_t n, char out[17]);
+
+/* ---- CSV without quoting (csv.c) ---- */
+
+/* Splits line at commas, in place, into fields f[0..max); returns how many
+ * fields the line has (more than max: the rest are counted, not stored).
+ * An empty line is one empty field. */
+int bs_csv_split(char *line, char **f, int max);
+
+/* Joins fields f[0..n) (NULL: empty) with commas into a line ending in
+ * '\n', like snprintf: returns the length it needs, whatever len is. */
+size_t bs_csv_join(char *buf, size_t len, const char *const *f, int n);
+
+/* True if s is non-empty and has no comma, quote or line break: a value an
+ * unquoted CSV field can hold. */
+bool bs_csv_safe(const char *s);
+
+/* The shortest text that reads back (strtod) as the same double: whole
+ * numbers in full, others with 15 to 17 significant digits; "" for a value
+ * that is not finite. */
+void bs_csv_number(char *buf, size_t len, double v);
 
 #endif

@@ -1,41 +1,48 @@
-/* csv.c — formatting and parsing rows of the journal and the tuning table; the
- * column order is the contract of DESIGN.md section 7, fixed here in one place. */
+/* csv.c — the columns of the journal and of the tuning table, one table per
+ * file, and formatting and parsing their rows by those tables. */
 #include <ctype.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base.h"
 #include "internal.h"
 
-const char rs_journal_header[] =
-    "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,"
-    "load_volume_elems,est_cycles,backend,status,measured,unit,micro,round";
-const char rs_table_header[] =
-    "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,measured,unit,"
-    "micro,verified";
+/* Each value's column name. */
+static const char *const names[RS_NFIELDS] = {
+    [RS_PROBLEM] = "problem", [RS_M] = "M", [RS_N] = "N", [RS_K] = "K", [RS_BATCH] = "batch",
+    [RS_DTYPE] = "dtype", [RS_TARGET] = "target", [RS_STRATEGY] = "strategy", [RS_TILE_M] = "m",
+    [RS_TILE_N] = "n", [RS_TILE_K] = "k", [RS_DOUBLE_BUFFER] = "double_buffer",
+    [RS_CORES] = "cores", [RS_SPLIT] = "split", [RS_LOAD] = "load_volume_elems",
+    [RS_EST] = "est_cycles", [RS_BACKEND] = "backend", [RS_STATUS] = "status",
+    [RS_MEASURED] = "measured", [RS_UNIT] = "unit", [RS_MICRO] = "micro", [RS_ROUND] = "round",
+    [RS_VERIFIED] = "verified"};
 
-/* Column positions: the first 14 are shared, the rest differ per file. */
-enum {
-    C_PROBLEM, C_M, C_N, C_K, C_BATCH, C_DTYPE, C_TARGET, C_STRATEGY, C_TM, C_TN, C_TK,
-    C_DB, C_CORES, C_SPLIT, C_SHARED,
-    J_LOAD = C_SHARED, J_EST, J_BACKEND, J_STATUS, J_MEASURED, J_UNIT, J_MICRO, J_ROUND,
-    T_MEASURED = C_SHARED, T_UNIT, T_MICRO, T_VERIFIED
-};
+/* The columns both files begin with: the problem and the config. */
+#define PROBLEM_AND_CONFIG                                                                      \
+    RS_PROBLEM, RS_M, RS_N, RS_K, RS_BATCH, RS_DTYPE, RS_TARGET, RS_STRATEGY, RS_TILE_M,        \
+        RS_TILE_N, RS_TILE_K, RS_DOUBLE_BUFFER, RS_CORES, RS_SPLIT
 
-static const char *const journal_names[RS_JOURNAL_COLUMNS] = {
-    "problem", "M", "N", "K", "batch", "dtype", "target", "strategy", "m", "n", "k",
-    "double_buffer", "cores", "split", "load_volume_elems", "est_cycles", "backend", "status",
-    "measured", "unit", "micro", "round"};
-static const char *const table_names[RS_TABLE_COLUMNS] = {
-    "problem", "M", "N", "K", "batch", "dtype", "target", "strategy", "m", "n", "k",
-    "double_buffer", "cores", "split", "measured", "unit", "micro", "verified"};
+/* The files' columns, in order (status comes before measured, which it
+ * checks). A table of format 1 lacks the last column, verified. */
+static const rs_field journal[] = {PROBLEM_AND_CONFIG, RS_LOAD,  RS_EST,  RS_BACKEND, RS_STATUS,
+                                   RS_MEASURED,        RS_UNIT, RS_MICRO, RS_ROUND};
+static const rs_field table[] = {PROBLEM_AND_CONFIG, RS_MEASURED, RS_UNIT, RS_MICRO, RS_VERIFIED};
+const rs_columns rs_journal_columns = {journal, sizeof journal / sizeof *journal};
+const rs_columns rs_table_columns = {table, sizeof table / sizeof *table};
 
-/* Non-empty, no comma, quote or line break. */
-bool rs_csv_safe(const char *s)
+const char *rs_field_name(rs_field f)
 {
-    return s && *s && !strpbrk(s, ",\"\r\n");
+    return f < RS_NFIELDS ? names[f] : "?";
+}
+
+size_t rs_header(char *buf, size_t len, const rs_columns *c, int n)
+{
+    const char *text[RS_NFIELDS];
+    for (int i = 0; i < n && i < c->n; i++)
+        text[i] = names[c->field[i]];
+    return bs_csv_join(buf, len, text, n < c->n ? n : c->n);
 }
 
 /* Every string of the row must fit the unquoted CSV. */
@@ -47,7 +54,7 @@ bool rs_row_check(const rs_row *r, char *err, size_t errlen)
     } fields[] = {{"problem name", name}, {"target", r->target}, {"backend", r->backend},
                   {"status", r->status},  {"unit", r->unit}};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
-        if (!rs_csv_safe(fields[i].value)) {
+        if (!bs_csv_safe(fields[i].value)) {
             snprintf(err, errlen,
                      "cannot write a row of problem '%s': its %s '%s' is empty or has a comma, "
                      "quote or line break",
@@ -57,54 +64,65 @@ bool rs_row_check(const rs_row *r, char *err, size_t errlen)
     return true;
 }
 
-/* The shortest text that reads back as the same double: whole numbers in
- * full (cycles, element counts), others with 15 to 17 digits, so a resumed
- * run compares exactly the values an uninterrupted one did. Not-finite
- * values (figures of illegal candidates) are left empty. */
-static void number(char *buf, size_t len, double v)
+/* ---- formatting ---- */
+
+static const char *integer_text(char *num, size_t len, long long v)
 {
-    buf[0] = '\0';
-    if (!isfinite(v))
-        return;
-    if (v > -1e21 && v < 1e21) {
-        snprintf(buf, len, "%.0f", v);
-        if (strtod(buf, NULL) == v)
-            return;
-    }
-    for (int digits = 15; digits <= 17; digits++) {
-        snprintf(buf, len, "%.*g", digits, v);
-        if (strtod(buf, NULL) == v)
-            return;
-    }
+    snprintf(num, len, "%lld", v);
+    return num;
 }
 
-/* One row of either file, snprintf-style. */
-size_t rs_format_row(char *buf, size_t len, const rs_row *r, bool journal)
+/* The text of value f of row r: a string of r, or formatted into num.
+ * Numbers are written so that they read back exactly (bs_csv_number):
+ * a resumed run compares the values an uninterrupted one did. */
+static const char *field_text(rs_field f, const rs_row *r, char *num, size_t len)
 {
     const sp_problem *p = r->problem;
     const sp_config *c = &r->cand->config;
-    char meas[40] = "", load[40] = "", est[40] = "", micro[16] = "";
-    if (strcmp(r->status, "ok") == 0)
-        number(meas, sizeof meas, r->measured);
-    if (c->mr || c->nr) /* CPU configs: the register micro-tile */
-        snprintf(micro, sizeof micro, "%dx%d", c->mr, c->nr);
-    int n = snprintf(buf, len, "%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
-                               ",%s,%s,%s,%d,%d,%d,%d,%d,%s,",
-                     p->name, p->M, p->N, p->K, p->batch, sp_dtype_name(p->dtype), r->target,
-                     sp_strategy_name(c->strategy), (int)c->m, (int)c->n, (int)c->k,
-                     c->double_buffer ? 1 : 0, (int)c->cores, sp_split_name(c->split));
-    size_t used = n > 0 ? (size_t)n : 0;
-    char *rest = used < len ? buf + used : NULL;
-    size_t left = used < len ? len - used : 0;
-    if (journal) {
-        number(load, sizeof load, r->cand->fig.load_elems);
-        number(est, sizeof est, r->cand->fig.est_cycles);
-        n = snprintf(rest, left, "%s,%s,%s,%s,%s,%s,%s,%s\n", load, est, r->backend, r->status,
-                     meas, r->unit, micro, r->round ? r->round : "search");
-    } else {
-        n = snprintf(rest, left, "%s,%s,%s,%d\n", meas, r->unit, micro, r->verified ? 1 : 0);
+    num[0] = '\0';
+    switch (f) {
+    case RS_PROBLEM: return p->name;
+    case RS_M: return integer_text(num, len, p->M);
+    case RS_N: return integer_text(num, len, p->N);
+    case RS_K: return integer_text(num, len, p->K);
+    case RS_BATCH: return integer_text(num, len, p->batch);
+    case RS_DTYPE: return sp_dtype_name(p->dtype);
+    case RS_TARGET: return r->target;
+    case RS_STRATEGY: return sp_strategy_name(c->strategy);
+    case RS_TILE_M: return integer_text(num, len, c->m);
+    case RS_TILE_N: return integer_text(num, len, c->n);
+    case RS_TILE_K: return integer_text(num, len, c->k);
+    case RS_DOUBLE_BUFFER: return c->double_buffer ? "1" : "0";
+    case RS_CORES: return integer_text(num, len, c->cores);
+    case RS_SPLIT: return sp_split_name(c->split);
+    case RS_LOAD: bs_csv_number(num, len, r->cand->fig.load_elems); return num;
+    case RS_EST: bs_csv_number(num, len, r->cand->fig.est_cycles); return num;
+    case RS_BACKEND: return r->backend;
+    case RS_STATUS: return r->status;
+    case RS_MEASURED: /* not-finite figures of failed rows stay empty */
+        if (strcmp(r->status, "ok") == 0)
+            bs_csv_number(num, len, r->measured);
+        return num;
+    case RS_UNIT: return r->unit;
+    case RS_MICRO: /* CPU configs: the register micro-tile */
+        if (c->mr || c->nr)
+            snprintf(num, len, "%dx%d", c->mr, c->nr);
+        return num;
+    case RS_ROUND: return r->round ? r->round : "search";
+    case RS_VERIFIED: return r->verified ? "1" : "0";
+    case RS_NFIELDS: break;
     }
-    return used + (n > 0 ? (size_t)n : 0);
+    return num;
+}
+
+size_t rs_format_row(char *buf, size_t len, const rs_row *r, bool journal)
+{
+    const rs_columns *cols = journal ? &rs_journal_columns : &rs_table_columns;
+    char num[RS_NFIELDS][40];
+    const char *text[RS_NFIELDS];
+    for (int i = 0; i < cols->n; i++)
+        text[i] = field_text(cols->field[i], r, num[i], sizeof num[i]);
+    return bs_csv_join(buf, len, text, cols->n);
 }
 
 /* ---- parsing ---- */
@@ -112,7 +130,6 @@ size_t rs_format_row(char *buf, size_t len, const rs_row *r, bool journal)
 typedef struct {
     const char *path;
     long line;
-    const char *const *names;
     char *err;
     size_t errlen;
 } where;
@@ -131,190 +148,202 @@ static bool fail(const where *w, const char *fmt, ...)
 }
 
 /* A decimal integer in [lo, hi], digits only. */
-static bool integer(const where *w, int col, const char *s, int64_t lo, int64_t hi, int64_t *v)
+static bool integer(const where *w, rs_field f, const char *s, int64_t lo, int64_t hi, int64_t *v)
 {
     int64_t x = 0;
     if (!*s)
-        return fail(w, "field '%s' is empty", w->names[col]);
+        return fail(w, "field '%s' is empty", names[f]);
     for (const char *c = s; *c; c++) {
         if (*c < '0' || *c > '9')
-            return fail(w, "field '%s' is not an integer: '%s'", w->names[col], s);
+            return fail(w, "field '%s' is not an integer: '%s'", names[f], s);
         if (x > (INT64_MAX - (*c - '0')) / 10)
-            return fail(w, "field '%s' is out of range: '%s'", w->names[col], s);
+            return fail(w, "field '%s' is out of range: '%s'", names[f], s);
         x = x * 10 + (*c - '0');
     }
     if (x < lo || x > hi)
-        return fail(w, "field '%s' is out of range: '%s'", w->names[col], s);
+        return fail(w, "field '%s' is out of range: '%s'", names[f], s);
     *v = x;
     return true;
 }
 
 /* 0 or 1. */
-static bool bit(const where *w, int col, const char *s, int *v)
+static bool bit(const where *w, rs_field f, const char *s, int *v)
 {
     int64_t x;
-    if (!integer(w, col, s, 0, INT64_MAX, &x))
+    if (!integer(w, f, s, 0, INT64_MAX, &x))
         return false;
     if (x > 1)
-        return fail(w, "field '%s' is not 0 or 1: '%s'", w->names[col], s);
+        return fail(w, "field '%s' is not 0 or 1: '%s'", names[f], s);
     *v = (int)x;
     return true;
 }
 
 /* A dimension, tile or core count: 1 to SP_VALUE_MAX, as scripts and the
  * command line take them. */
-static bool int32(const where *w, int col, const char *s, int32_t *v)
+static bool int32(const where *w, rs_field f, const char *s, int32_t *v)
 {
     int64_t x;
-    if (!integer(w, col, s, 1, SP_VALUE_MAX, &x))
+    if (!integer(w, f, s, 1, SP_VALUE_MAX, &x))
         return false;
     *v = (int32_t)x;
     return true;
 }
 
 /* A finite number, nothing else in the field. */
-static bool real(const where *w, int col, const char *s, double *v)
+static bool real(const where *w, rs_field f, const char *s, double *v)
 {
     char *end;
     if (!*s)
-        return fail(w, "field '%s' is empty", w->names[col]);
+        return fail(w, "field '%s' is empty", names[f]);
     if (isspace((unsigned char)*s))
-        return fail(w, "field '%s' is not a number: '%s'", w->names[col], s);
+        return fail(w, "field '%s' is not a number: '%s'", names[f], s);
     *v = strtod(s, &end);
     if (*end || !isfinite(*v))
-        return fail(w, "field '%s' is not a number: '%s'", w->names[col], s);
+        return fail(w, "field '%s' is not a number: '%s'", names[f], s);
     return true;
 }
 
 /* A non-empty string shorter than size, copied into out (if out). */
-static bool text(const where *w, int col, const char *s, char *out, size_t size)
+static bool text(const where *w, rs_field f, const char *s, char *out, size_t size)
 {
     if (!*s)
-        return fail(w, "field '%s' is empty", w->names[col]);
+        return fail(w, "field '%s' is empty", names[f]);
     if (strlen(s) >= size)
-        return fail(w, "field '%s' is longer than %zu characters", w->names[col], size - 1);
+        return fail(w, "field '%s' is longer than %zu characters", names[f], size - 1);
     if (out)
         memcpy(out, s, strlen(s) + 1);
     return true;
 }
 
-/* One of a name list (through its parser); "is not A, B or C" otherwise. */
-static bool choice(const where *w, int col, const char *s, int (*parse)(const char *),
-                   const char *list, int *v)
+/* One of a name list (through its parser) stored as a byte; "is not A, B or
+ * C" otherwise. */
+static bool choice(const where *w, rs_field f, const char *s, int (*parse)(const char *),
+                   const char *list, uint8_t *v)
 {
-    if ((*v = parse(s)) < 0)
-        return fail(w, "field '%s' is not %s: '%s'", w->names[col], list, s);
+    int x = parse(s);
+    if (x < 0)
+        return fail(w, "field '%s' is not %s: '%s'", names[f], list, s);
+    *v = (uint8_t)x;
     return true;
 }
 
-/* Splits a line of `want` fields on commas and checks every field; first
- * error wins. A table row of format 1 has one field less: no verified. */
-static bool parse_row(char *line, bool journal, int want, rs_entry *e, const char *path,
-                      long lineno, char *err, size_t errlen)
+/* "MRxNR", each 1..255, or empty. */
+static bool micro(const where *w, char *s, sp_config *c)
 {
-    where w = {path, lineno, journal ? journal_names : table_names, err, errlen};
-    char *f[RS_JOURNAL_COLUMNS];
-    int n = 0;
+    if (!*s)
+        return true;
+    int64_t mr, nr;
+    char *x = strchr(s, 'x');
+    if (!x)
+        return fail(w, "field '%s' is not a micro-tile MRxNR: '%s'", names[RS_MICRO], s);
+    *x = '\0';
+    bool ok = integer(w, RS_MICRO, s, 1, 255, &mr) && integer(w, RS_MICRO, x + 1, 1, 255, &nr);
+    *x = 'x';
+    if (ok) {
+        c->mr = (uint8_t)mr;
+        c->nr = (uint8_t)nr;
+    }
+    return ok;
+}
+
+/* Checks field s as value f and stores it in e. */
+static bool parse_field(const where *w, rs_field f, char *s, rs_entry *e)
+{
+    sp_problem *p = &e->problem;
+    sp_config *c = &e->config;
+    double ignored;
+    uint8_t v = 0;
+    int db;
+    switch (f) {
+    case RS_PROBLEM:
+        if (!text(w, f, s, NULL, SIZE_MAX))
+            return false;
+        if (!sp_label_ok(s, strlen(s)))
+            return fail(w, "field '%s' is not a name of 1 to %d characters from A-Z a-z 0-9 _ . -: '%.60s'",
+                        names[f], SP_LABEL_MAX, s);
+        strcpy(p->name, s);
+        return true;
+    case RS_M: return integer(w, f, s, 1, SP_VALUE_MAX, &p->M);
+    case RS_N: return integer(w, f, s, 1, SP_VALUE_MAX, &p->N);
+    case RS_K: return integer(w, f, s, 1, SP_VALUE_MAX, &p->K);
+    case RS_BATCH: return integer(w, f, s, 1, SP_VALUE_MAX, &p->batch);
+    case RS_DTYPE:
+        if (!choice(w, f, s, sp_dtype_parse, "fp16, int8, fp32 or bf16", &v))
+            return false;
+        p->dtype = (sp_dtype)v;
+        return true;
+    case RS_TARGET: return text(w, f, s, e->target, sizeof e->target);
+    case RS_STRATEGY: return choice(w, f, s, sp_strategy_parse, "IS, WS or OS", &c->strategy);
+    case RS_TILE_M: return int32(w, f, s, &c->m);
+    case RS_TILE_N: return int32(w, f, s, &c->n);
+    case RS_TILE_K: return int32(w, f, s, &c->k);
+    case RS_DOUBLE_BUFFER:
+        if (!bit(w, f, s, &db))
+            return false;
+        c->double_buffer = (uint8_t)db;
+        return true;
+    case RS_CORES: return int32(w, f, s, &c->cores);
+    case RS_SPLIT: return choice(w, f, s, sp_split_parse, "M, N or MN", &c->split);
+    case RS_LOAD: /* model figures: empty for an illegal candidate, not kept */
+    case RS_EST: return !*s || real(w, f, s, &ignored);
+    case RS_BACKEND: return text(w, f, s, e->backend, sizeof e->backend);
+    case RS_STATUS: return text(w, f, s, e->status, sizeof e->status);
+    case RS_MEASURED: {
+        bool ok = strcmp(e->status, "ok") == 0;
+        if (!*s && !ok)
+            return true;
+        if (!real(w, f, s, &e->measured))
+            return false;
+        if (ok && e->measured <= 0) /* a time or a cycle count */
+            return fail(w, "field '%s' of an ok row is not positive: '%s'", names[f], s);
+        return true;
+    }
+    case RS_UNIT: return text(w, f, s, e->unit, sizeof e->unit);
+    case RS_MICRO: return micro(w, s, c);
+    case RS_ROUND:
+        if (strcmp(s, "search") && strcmp(s, "final") && strcmp(s, "verify"))
+            return fail(w, "field '%s' is not search, final or verify: '%s'", names[f], s);
+        strcpy(e->round, s);
+        return true;
+    case RS_VERIFIED: return bit(w, f, s, &e->verified);
+    case RS_NFIELDS: break;
+    }
+    return fail(w, "no such field");
+}
+
+/* Splits a line of the first `want` columns of cols and checks every field
+ * in column order; first error wins. A table row's status is ok. */
+static bool parse_row(char *line, const rs_columns *cols, int want, rs_entry *e,
+                      const char *path, long lineno, char *err, size_t errlen)
+{
+    where w = {path, lineno, err, errlen};
+    char *f[RS_NFIELDS];
     if (!*line)
         return fail(&w, "empty line");
-    for (char *s = line;; s++) {
-        if (n < want)
-            f[n] = s;
-        n++;
-        s = strchr(s, ',');
-        if (!s)
-            break;
-        *s = '\0';
-    }
+    int n = bs_csv_split(line, f, want);
     if (n != want)
         return fail(&w, "%d fields, expected %d", n, want);
     memset(e, 0, sizeof *e);
     e->line = lineno;
-    sp_problem *p = &e->problem;
-    sp_config *c = &e->config;
-    int db, v;
-    double ignored;
-    if (!text(&w, C_PROBLEM, f[C_PROBLEM], NULL, SIZE_MAX))
-        return false;
-    if (!sp_label_ok(f[C_PROBLEM], strlen(f[C_PROBLEM])))
-        return fail(&w, "field 'problem' is not a name of 1 to %d characters from A-Z a-z 0-9 _ . -: '%.60s'",
-                    SP_LABEL_MAX, f[C_PROBLEM]);
-    const int dims[4] = {C_M, C_N, C_K, C_BATCH};
-    int64_t *dim[4] = {&p->M, &p->N, &p->K, &p->batch};
-    for (int i = 0; i < 4; i++)
-        if (!integer(&w, dims[i], f[dims[i]], 1, SP_VALUE_MAX, dim[i]))
-            return false;
-    strcpy(p->name, f[C_PROBLEM]);
-    if (!choice(&w, C_DTYPE, f[C_DTYPE], sp_dtype_parse, "fp16, int8, fp32 or bf16", &v))
-        return false;
-    p->dtype = (sp_dtype)v;
-    if (!text(&w, C_TARGET, f[C_TARGET], e->target, sizeof e->target) ||
-        !choice(&w, C_STRATEGY, f[C_STRATEGY], sp_strategy_parse, "IS, WS or OS", &v))
-        return false;
-    c->strategy = (uint8_t)v;
-    if (!int32(&w, C_TM, f[C_TM], &c->m) || !int32(&w, C_TN, f[C_TN], &c->n) ||
-        !int32(&w, C_TK, f[C_TK], &c->k) || !bit(&w, C_DB, f[C_DB], &db))
-        return false;
-    c->double_buffer = (uint8_t)db;
-    if (!int32(&w, C_CORES, f[C_CORES], &c->cores) ||
-        !choice(&w, C_SPLIT, f[C_SPLIT], sp_split_parse, "M, N or MN", &v))
-        return false;
-    c->split = (uint8_t)v;
-    int measured = T_MEASURED, unit = T_UNIT;
-    if (journal) {
-        measured = J_MEASURED, unit = J_UNIT;
-        if ((*f[J_LOAD] && !real(&w, J_LOAD, f[J_LOAD], &ignored)) ||
-            (*f[J_EST] && !real(&w, J_EST, f[J_EST], &ignored)) ||
-            !text(&w, J_BACKEND, f[J_BACKEND], e->backend, sizeof e->backend) ||
-            !text(&w, J_STATUS, f[J_STATUS], e->status, sizeof e->status))
-            return false;
-        if (strcmp(f[J_ROUND], "search") && strcmp(f[J_ROUND], "final") &&
-            strcmp(f[J_ROUND], "verify"))
-            return fail(&w, "field 'round' is not search, final or verify: '%s'", f[J_ROUND]);
-        strcpy(e->round, f[J_ROUND]);
-    } else {
-        strcpy(e->status, "ok");
-    }
-    bool ok = strcmp(e->status, "ok") == 0;
-    if (*f[measured] || ok) {
-        if (!real(&w, measured, f[measured], &e->measured))
-            return false;
-        if (ok && e->measured <= 0) /* a time or a cycle count */
-            return fail(&w, "field 'measured' of an ok row is not positive: '%s'", f[measured]);
-    }
-    if (!text(&w, unit, f[unit], e->unit, sizeof e->unit))
-        return false;
-    const char *m = f[journal ? J_MICRO : T_MICRO];
-    if (*m) { /* "MRxNR", each 1..255 */
-        int64_t mr, nr;
-        char *x = strchr(m, 'x');
-        if (!x)
-            return fail(&w, "field 'micro' is not a micro-tile MRxNR: '%s'", m);
-        *x = '\0';
-        bool okm = integer(&w, journal ? J_MICRO : T_MICRO, m, 1, 255, &mr) &&
-                   integer(&w, journal ? J_MICRO : T_MICRO, x + 1, 1, 255, &nr);
-        *x = 'x';
-        if (!okm)
-            return false;
-        c->mr = (uint8_t)mr;
-        c->nr = (uint8_t)nr;
-    }
     e->verified = -1;
-    if (!journal && want == RS_TABLE_COLUMNS && !bit(&w, T_VERIFIED, f[T_VERIFIED], &e->verified))
-        return false;
+    strcpy(e->status, "ok");
+    for (int i = 0; i < want; i++)
+        if (!parse_field(&w, cols->field[i], f[i], e))
+            return false;
     return true;
 }
 
 bool rs_parse_row(char *line, bool journal, rs_entry *e, const char *path, long lineno,
                   char *err, size_t errlen)
 {
-    return parse_row(line, journal, journal ? RS_JOURNAL_COLUMNS : RS_TABLE_COLUMNS, e, path,
-                     lineno, err, errlen);
+    const rs_columns *cols = journal ? &rs_journal_columns : &rs_table_columns;
+    return parse_row(line, cols, cols->n, e, path, lineno, err, errlen);
 }
 
 bool rs_parse_table_row(char *line, int format, rs_entry *e, const char *path, long lineno,
                         char *err, size_t errlen)
 {
-    return parse_row(line, false, format == 1 ? RS_TABLE_COLUMNS - 1 : RS_TABLE_COLUMNS, e,
-                     path, lineno, err, errlen);
+    const rs_columns *cols = &rs_table_columns;
+    return parse_row(line, cols, format == 1 ? cols->n - 1 : cols->n, e, path, lineno, err,
+                     errlen);
 }

@@ -8,15 +8,30 @@
 
 #include "results.h"
 
-/* Column counts of the two CSV files (the table's of its format 2; format 1
- * lacks the last, verified). */
-enum { RS_JOURNAL_COLUMNS = 22, RS_TABLE_COLUMNS = 18 };
+/* The values the columns of the journal and the table hold. */
+typedef enum {
+    RS_PROBLEM, RS_M, RS_N, RS_K, RS_BATCH, RS_DTYPE, RS_TARGET, RS_STRATEGY, RS_TILE_M,
+    RS_TILE_N, RS_TILE_K, RS_DOUBLE_BUFFER, RS_CORES, RS_SPLIT, RS_LOAD, RS_EST, RS_BACKEND,
+    RS_STATUS, RS_MEASURED, RS_UNIT, RS_MICRO, RS_ROUND, RS_VERIFIED, RS_NFIELDS
+} rs_field;
 
-/* True if s is non-empty and has no comma, quote or line break: a value the
- * unquoted CSV files can hold. */
-bool rs_csv_safe(const char *s);
+/* The columns of one file, in order: its header line, the checks of its
+ * rows and the plot's lookups are made from them (csv.c). */
+typedef struct {
+    const rs_field *field;
+    int n;
+} rs_columns;
+extern const rs_columns rs_journal_columns, rs_table_columns;
 
-/* Checks that the row's strings can go into the CSV (rs_csv_safe); false with
+/* The column name of value f ("problem", "M", ..., "est_cycles"). */
+const char *rs_field_name(rs_field f);
+
+/* The header line of the first n columns of c (names joined by commas, and
+ * a newline) into buf, like snprintf: returns the length it needs. */
+size_t rs_header(char *buf, size_t len, const rs_columns *c, int n);
+enum { RS_HEADER_MAX = 512 }; /* room for either file's header line */
+
+/* Checks that the row's strings can go into the CSV (bs_csv_safe); false with
  * "cannot write a row of problem 'x': ..." in err otherwise. */
 bool rs_row_check(const rs_row *r, char *err, size_t errlen);
 

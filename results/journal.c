@@ -139,6 +139,12 @@ static bool same_origin(const char *path, const rs_signature *old, const rs_sign
 
 /* ---- opening ---- */
 
+/* The header line into head, with its newline; its length without. */
+static size_t header(char head[RS_HEADER_MAX])
+{
+    return rs_header(head, RS_HEADER_MAX, &rs_journal_columns, rs_journal_columns.n) - 1;
+}
+
 static bool write_all(int fd, const char *buf, size_t len)
 {
     while (len) {
@@ -167,15 +173,9 @@ static bool start(const char *path, const char *sigpath, int fd, const rs_signat
         }
     if (sigpath && !bs_write_atomic(sigpath, write_sig, (void *)sig, err, errlen))
         return false;
-    size_t n = strlen(rs_journal_header);
-    char *head = malloc(n + 2);
-    bool ok = head && (!sigpath || ftruncate(fd, 0) == 0);
-    if (ok) {
-        memcpy(head, rs_journal_header, n);
-        memcpy(head + n, "\n", 2);
-        ok = write_all(fd, head, n + 1);
-    }
-    free(head);
+    char head[RS_HEADER_MAX];
+    size_t n = header(head) + 1;
+    bool ok = (!sigpath || ftruncate(fd, 0) == 0) && write_all(fd, head, n);
     if (!ok)
         snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
     return ok;
@@ -256,9 +256,10 @@ static bool check_row(const char *path, const rs_entry *e, rules *r, char *err, 
 static bool read_rows(const char *path, char *buf, size_t len, rules *r, rs_cache *c,
                       size_t *keep, char *err, size_t errlen)
 {
-    size_t hn = strlen(rs_journal_header);
+    char head[RS_HEADER_MAX];
+    size_t hn = header(head);
     char *nl = memchr(buf, '\n', len);
-    if ((size_t)(nl - buf) != hn || memcmp(buf, rs_journal_header, hn) != 0) {
+    if ((size_t)(nl - buf) != hn || memcmp(buf, head, hn) != 0) {
         snprintf(err, errlen, "%s:1: columns are not the npu-tune journal's", path);
         return false;
     }
@@ -350,8 +351,9 @@ rs_journal *rs_journal_open_with(const char *path, const rs_signature *sig,
     }
     if (through || !memchr(buf, '\n', len)) {
         /* New, or killed before its header was complete: start afresh. */
-        size_t hn = strlen(rs_journal_header);
-        if (len > hn || (len && memcmp(buf, rs_journal_header, len) != 0)) {
+        char head[RS_HEADER_MAX];
+        size_t hn = header(head);
+        if (len > hn || (len && memcmp(buf, head, len) != 0)) {
             snprintf(err, errlen, "%s:1: columns are not the npu-tune journal's", path);
             goto fail_fd;
         }

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "base.h"
-#include "results.h"
+#include "internal.h"
 
 /* The scripts of results/plots/, embedded at build time (cmake/embed.cmake). */
 extern const char rs_plot_measured_vs_model_gp[], rs_plot_strategies_gp[], rs_plot_tiles_gp[];
@@ -105,27 +105,11 @@ static void sb_var(sbuf *b, const char *name, const char *value)
 
 /* ---- reading the journal ---- */
 
-/* Splits line at commas in place into at most max fields; returns the count
- * (which may exceed max: the extra fields are counted, not stored). */
-static int split_fields(char *line, char **f, int max)
-{
-    int n = 0;
-    for (char *p = line;; p++) {
-        if (n < max)
-            f[n] = p;
-        n++;
-        p = strchr(p, ',');
-        if (!p)
-            return n;
-        *p = '\0';
-    }
-}
-
-static const char *const wanted[] = {"problem", "M", "N", "K", "batch", "dtype", "strategy",
-                                     "m", "n", "k", "double_buffer", "cores", "split",
-                                     "est_cycles", "status", "measured", "unit"};
-enum { C_PROBLEM, C_M, C_N, C_K, C_BATCH, C_DTYPE, C_STRATEGY, C_TM, C_TN, C_TK, C_DB, C_CORES,
-       C_SPLIT, C_EST, C_STATUS, C_MEASURED, C_UNIT, C_N_WANTED };
+/* The journal columns the plot reads, found by name in the header (which
+ * may have others, in any order). */
+static const rs_field wanted[] = {
+    RS_PROBLEM, RS_M, RS_N, RS_K, RS_BATCH, RS_DTYPE, RS_STRATEGY, RS_TILE_M, RS_TILE_N,
+    RS_TILE_K, RS_DOUBLE_BUFFER, RS_CORES, RS_SPLIT, RS_EST, RS_STATUS, RS_MEASURED, RS_UNIT};
 
 static bool parse_ll(const char *s, long long lo, long long hi, long long *v)
 {
@@ -197,39 +181,44 @@ static int find_shape(pdata *d, const prow *r, const char *problem, const char *
     return (int)d->nshapes++;
 }
 
-/* Parses one data row (fields f, indices col) into d; false with err. */
+/* Parses one data row (fields f, the column of each value in col) into d;
+ * false with err. */
 static bool add_row(pdata *d, char **f, const int *col, long lineno, char *err, size_t errlen)
 {
     prow r = {0};
     long long v[9];
-    static const int ints[] = {C_M, C_N, C_K, C_BATCH, C_TM, C_TN, C_TK, C_DB, C_CORES};
+    static const rs_field ints[] = {RS_M,      RS_N,      RS_K,             RS_BATCH, RS_TILE_M,
+                                    RS_TILE_N, RS_TILE_K, RS_DOUBLE_BUFFER, RS_CORES};
     for (int i = 0; i < 9; i++) {
         const char *s = f[col[ints[i]]];
-        if (!parse_ll(s, ints[i] == C_DB ? 0 : 1, ints[i] == C_DB ? 1 : (1LL << 40), &v[i])) {
-            snprintf(err, errlen, "%s:%ld: bad %s '%s'", d->path, lineno, wanted[ints[i]], s);
+        bool bit = ints[i] == RS_DOUBLE_BUFFER;
+        if (!parse_ll(s, bit ? 0 : 1, bit ? 1 : (1LL << 40), &v[i])) {
+            snprintf(err, errlen, "%s:%ld: bad %s '%s'", d->path, lineno, rs_field_name(ints[i]),
+                     s);
             return false;
         }
     }
     r.M = v[0], r.N = v[1], r.K = v[2], r.batch = v[3];
     r.m = (int)v[4], r.n = (int)v[5], r.k = (int)v[6], r.db = (int)v[7], r.cores = (int)v[8];
-    const char *problem = f[col[C_PROBLEM]], *dtype = f[col[C_DTYPE]];
-    const char *strategy = f[col[C_STRATEGY]], *unit = f[col[C_UNIT]];
+    const char *problem = f[col[RS_PROBLEM]], *dtype = f[col[RS_DTYPE]];
+    const char *strategy = f[col[RS_STRATEGY]], *unit = f[col[RS_UNIT]];
     char dt[NAME_LEN];
     if (strlen(problem) == 0 || strlen(problem) >= SP_NAME_MAX || !copy_name(dt, sizeof dt, dtype) ||
-        !copy_name(r.split, sizeof r.split, f[col[C_SPLIT]]) || strlen(strategy) >= NAME_LEN ||
+        !copy_name(r.split, sizeof r.split, f[col[RS_SPLIT]]) || strlen(strategy) >= NAME_LEN ||
         !*strategy || !name_safe(strategy) || !name_safe(r.split) || !*unit ||
         strlen(unit) >= NAME_LEN || !name_safe(unit)) {
         snprintf(err, errlen, "%s:%ld: malformed problem, dtype, strategy, split or unit",
                  d->path, lineno);
         return false;
     }
-    if (!parse_positive(f[col[C_EST]], &r.est)) {
-        snprintf(err, errlen, "%s:%ld: bad est_cycles '%s'", d->path, lineno, f[col[C_EST]]);
+    if (!parse_positive(f[col[RS_EST]], &r.est)) {
+        snprintf(err, errlen, "%s:%ld: bad %s '%s'", d->path, lineno, rs_field_name(RS_EST),
+                 f[col[RS_EST]]);
         return false;
     }
-    if (!parse_positive(f[col[C_MEASURED]], &r.measured)) {
-        snprintf(err, errlen, "%s:%ld: bad measured '%s' (a positive number is needed)", d->path,
-                 lineno, f[col[C_MEASURED]]);
+    if (!parse_positive(f[col[RS_MEASURED]], &r.measured)) {
+        snprintf(err, errlen, "%s:%ld: bad %s '%s' (a positive number is needed)", d->path,
+                 lineno, rs_field_name(RS_MEASURED), f[col[RS_MEASURED]]);
         return false;
     }
     if (!d->unit[0])
@@ -281,7 +270,7 @@ static bool read_journal(pdata *d, char *err, size_t errlen)
     size_t cap = 0;
     ssize_t len;
     long lineno = 0;
-    int col[C_N_WANTED], ncols = 0;
+    int col[RS_NFIELDS], ncols = 0;
     bool ok = true;
     while (ok && (len = getline(&line, &cap, f)) > 0) {
         lineno++;
@@ -292,17 +281,19 @@ static bool read_journal(pdata *d, char *err, size_t errlen)
             line[--len] = '\0';
         if (line[0] == '#' || (len == 0 && ncols))
             continue;
-        int n = split_fields(line, fields, 64);
+        int n = bs_csv_split(line, fields, 64);
         if (!ncols) {
             ncols = n;
-            for (int w = 0; ok && w < C_N_WANTED; w++) {
-                col[w] = -1;
+            for (size_t w = 0; ok && w < sizeof wanted / sizeof *wanted; w++) {
+                const char *name = rs_field_name(wanted[w]);
+                int *c = &col[wanted[w]];
+                *c = -1;
                 for (int i = 0; i < n && i < 64; i++)
-                    if (strcmp(fields[i], wanted[w]) == 0)
-                        col[w] = i;
-                if (col[w] < 0) {
+                    if (strcmp(fields[i], name) == 0)
+                        *c = i;
+                if (*c < 0) {
                     snprintf(err, errlen, "%s:%ld: not a results journal (no column '%s')",
-                             d->path, lineno, wanted[w]);
+                             d->path, lineno, name);
                     ok = false;
                 }
             }
@@ -310,7 +301,7 @@ static bool read_journal(pdata *d, char *err, size_t errlen)
             snprintf(err, errlen, "%s:%ld: %d fields, the header has %d", d->path, lineno, n,
                      ncols);
             ok = false;
-        } else if (strcmp(fields[col[C_STATUS]], "ok") == 0) {
+        } else if (strcmp(fields[col[RS_STATUS]], "ok") == 0) {
             ok = add_row(d, fields, col, lineno, err, errlen);
         }
     }

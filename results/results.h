@@ -22,10 +22,6 @@ typedef struct {
     bool verified;        /* table: its result was checked against a reference */
 } rs_row;
 
-/* The column lists of DESIGN.md section 7, comma-separated. */
-extern const char rs_journal_header[];
-extern const char rs_table_header[];
-
 /* What a journal or table belongs to. A journal is resumed only when the
  * target, space and measure signatures all match. */
 typedef struct {

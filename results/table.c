@@ -41,7 +41,9 @@ static bool write_table(FILE *f, void *ctx)
     for (size_t i = 0; i < NSIG_KEYS; i++)
         fprintf(f, " %s=%s", sig_keys[i].key,
                 t->sig ? (const char *)t->sig + sig_keys[i].off : "");
-    fprintf(f, "\n%s\n", rs_table_header);
+    char head[RS_HEADER_MAX];
+    rs_header(head, sizeof head, &rs_table_columns, rs_table_columns.n);
+    fprintf(f, "\n%s", head);
     char small[512];
     for (size_t i = 0; i < t->n; i++) {
         size_t len = rs_format_row(small, sizeof small, &t->rows[i], false);
@@ -163,8 +165,10 @@ static bool read_table(const char *path, char *buf, size_t len, rs_entry **out, 
             continue;
         }
         if (lineno == 2) {
-            size_t cols = strlen(rs_table_header) - (format == 1 ? strlen(",verified") : 0);
-            if (strlen(line) != cols || strncmp(line, rs_table_header, cols) != 0) {
+            char head[RS_HEADER_MAX]; /* format 1 lacks the last column */
+            size_t cols = rs_header(head, sizeof head, &rs_table_columns,
+                                    rs_table_columns.n - (format == 1)) - 1;
+            if (strlen(line) != cols || strncmp(line, head, cols) != 0) {
                 snprintf(err, errlen, "%s:2: columns are not the tuning table's", path);
                 goto fail;
             }

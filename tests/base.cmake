@@ -4,7 +4,7 @@
 foreach(name test_base test_paths)
   add_executable(${name} ${CMAKE_CURRENT_LIST_DIR}/${name}.c)
   target_include_directories(${name} PRIVATE ${CMAKE_CURRENT_LIST_DIR})
-  target_link_libraries(${name} PRIVATE base OpenMP::OpenMP_C)
+  target_link_libraries(${name} PRIVATE base OpenMP::OpenMP_C m)
 endforeach()
 add_test(NAME base COMMAND test_base)
 add_test(NAME paths COMMAND test_paths)

@@ -1,9 +1,12 @@
 /* files.h — small file helpers for the tests that read and write results
- * files: whole-file read, write with a mode, and paths in a scratch dir. */
+ * files: whole-file read, write with a mode, globbing, a scratch dir and its paths. */
 #ifndef NPU_TUNE_TEST_FILES_H
 #define NPU_TUNE_TEST_FILES_H
 
+#include <glob.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "check.h"
 
@@ -30,6 +33,23 @@ static inline void put_mode(const char *path, const char *text, const char *mode
         fputs(text, f);
         fclose(f);
     }
+}
+
+/* Whether any file matches the glob pattern (a temporary left behind). */
+static inline bool any_file(const char *pattern)
+{
+    glob_t g;
+    bool any = glob(pattern, 0, NULL, &g) == 0;
+    globfree(&g);
+    return any;
+}
+
+/* Removes the scratch directory dir with all in it. */
+static inline void remove_tree(const char *dir)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0);
 }
 
 /* dir/name in one of 8 rotating static buffers. */
