@@ -11,7 +11,6 @@
 
 #include "base.h"
 #include "host_internal.h"
-#include "host_runner.h"
 
 #define COMPILE_TIMEOUT 300.0
 enum { TU_JOBS = 8 }; /* jobs per translation unit */
@@ -92,7 +91,7 @@ static bool unit_prepare(unit *u, const char *workdir, const ms_host_job *jobs)
              u->runner ? "" : ".so");
     bool ok;
     if (u->runner) {
-        const char *text[] = {host_runner_source};
+        const char *text[] = {ms_runner_source};
         ok = write_file(u->src, text, 1);
     } else {
         const char **text = malloc(u->count * sizeof *text);

@@ -8,6 +8,9 @@
 
 #include "measure.h"
 
+/* The timing runner's C source, measure/host/runner.c, embedded at build time. */
+extern const char ms_runner_source[];
+
 /* A batch of jobs compiled into shared objects, and the timing runner. */
 typedef struct ms_build ms_build;
 

@@ -124,7 +124,7 @@ typedef struct {
  * -fPIC (several per compiler invocation, invocations in parallel) into
  * workdir, then runs each kernel in its own forked child with a timeout:
  * verifies C against a reference (exactly on small integers, then on random
- * floats within an error bound that grows like sqrt(K); see host_runner.h) and
+ * floats within an error bound that grows like sqrt(K); see measure/host/runner.c) and
  * times it (warm-up, repetitions until the 95% confidence interval of the
  * median is within 2% or a time cap, GSL statistics; value = median seconds).
  * A compile error is MS_ILLEGAL (first compiler line in detail), a crash
