@@ -76,3 +76,15 @@ set_tests_properties(bench_host_dtypes PROPERTIES LABELS bench TIMEOUT 600)
 add_test(NAME host_dtypes COMMAND bench_host_dtypes --rounds 1 67x45x33 "OS 48 64 32 0 2 MN 6x16")
 set_tests_properties(host_dtypes PROPERTIES TIMEOUT 120
     PASS_REGULAR_EXPRESSION "67x45x33 +OS 48 64 32 0 2 MN 6x16 +[0-9.]+ +[0-9.]+ +[0-9.]+ \\( ?[01] of 1\\) +[0-9.]+ +[0-9.]+ \\( ?[01] of 1\\)\n")
+
+# The kernels' machine code against another revision's generator (tests/host_same_code.sh):
+# registered when -DNPU_TUNE_SAME_CODE_REF=REV names the revision (label "slow").
+add_executable(host_emit ${CMAKE_CURRENT_LIST_DIR}/host_emit.c)
+target_link_libraries(host_emit PRIVATE codegen space)
+set(NPU_TUNE_SAME_CODE_REF "" CACHE STRING "git revision whose host kernels host_same_code compares")
+if(NPU_TUNE_SAME_CODE_REF)
+  add_test(NAME host_same_code
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/host_same_code.sh $<TARGET_FILE:host_emit>
+                   ${NPU_TUNE_SAME_CODE_REF} ${PROJECT_SOURCE_DIR})
+  set_tests_properties(host_same_code PROPERTIES LABELS slow TIMEOUT 3600)
+endif()
