@@ -119,7 +119,7 @@ bool cg_parse(FILE *f, const char *name, cg_kernel *k, char *err, size_t errlen)
 bool cg_generate(const sp_target *t, const sp_problem *p, const sp_config *c, cg_kernel *k,
                  char *err, size_t errlen);
 
-/* ---- host CPU kernels (host.c) ---- */
+/* ---- host CPU kernels (host.c, from the template host/prelude.c, host/gemm.c) ---- */
 
 /* Writes self-contained C source defining
  *   void SYMBOL(int M, int N, int K, const float *A, int lda,
@@ -136,8 +136,10 @@ bool cg_generate(const sp_target *t, const sp_problem *p, const sp_config *c, cg
  * SP_FP32, or SP_BF16 / SP_FP16 for bf16 / fp16 storage: A and B are then
  * `const uint16_t *` (bit patterns), widened to fp32 (A once per call, B as
  * it is packed), and C and every sum stay fp32. SYMBOL defaults to nt_sgemm (bf16: nt_sbgemm, fp16:
- * nt_shgemm) when NULL;
- * several kernels with distinct symbols can share one translation unit.
+ * nt_shgemm) when NULL; it may not start with NT_ (the template's macros).
+ * The source is a header with the config's choices and numbers, the template's
+ * prelude, the config's micro-kernels and the template's GEMM code; several
+ * kernels with distinct symbols can share one translation unit.
  * False (err) for a config or dtype it cannot honour. */
 bool cg_host_source(FILE *f, const sp_config *c, sp_dtype dtype, const char *symbol, char *err,
                     size_t errlen);
@@ -148,8 +150,8 @@ char *cg_host_text(const sp_config *c, sp_dtype dtype, const char *symbol, char 
 
 /* Whether two configs (with their dtypes) get the same code from
  * cg_host_source but for the numbers in it (the blocks, the thread count):
- * same dtype, strategy, double buffering, micro-tile, and threaded or not
- * (and then the same split). */
+ * same dtype, strategy, double buffering, micro-tile (the micro-kernels),
+ * and threaded or not (and then the same split): the header's choices. */
 bool cg_host_same_code(sp_dtype da, const sp_config *a, sp_dtype db, const sp_config *b);
 
 #endif

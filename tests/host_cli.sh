@@ -128,11 +128,23 @@ int main(void)
 C
 # the entry point of a 16-bit storage kernel
 sym_of() { [ "$1" = bf16 ] && echo nt_sbgemm || echo nt_shgemm; }
+# whether FILE defines SYM(int M, int N, int K, const uint16_t *A, int lda, const uint16_t *B,
+# int ldb, float *C, int ldc): its header names SYM, and a compiler takes that declaration
+# after the kernel's definition
+defines16() { # NAME FILE SYM
+    has "$1 symbol" "$(cat "$2")" "#define NT_SYMBOL $3 "
+    if { cat "$2"; printf 'void %s(int, int, int, const uint16_t *, int, const uint16_t *, int, float *,\n    int);\n' "$3"; } |
+        "$cc" -std=c11 -fopenmp -fsyntax-only -x c - 2>"$work/cc.err"; then
+        ok
+    else
+        bad "$1 signature: $(head -n 3 "$work/cc.err")"
+    fi
+}
 for dt in bf16 fp16; do
     sym=$(sym_of $dt)
     run 0 gen --target host --shape 100x70x50 --dtype $dt --strategy WS --tile 48x64x32 --cores 2 \
         --split N --micro 6x16 -o "$work/k_$dt.c"
-    has "$dt entry" "$(cat "$work/k_$dt.c")" "void $sym(int M, int N, int K, const uint16_t *A, int lda"
+    defines16 "$dt entry" "$work/k_$dt.c" "$sym"
     if "$cc" -O3 -march=native -fopenmp -Wall -Wextra -Werror -c "$work/k_$dt.c" -o "$work/k_$dt.o" 2>"$work/cc.err" &&
         "$cc" -O2 -fopenmp $([ $dt = fp16 ] && echo -DFP16) "$work/driver16.c" "$work/k_$dt.o" -lm \
             -o "$work/driver_$dt" 2>>"$work/cc.err"; then
@@ -217,7 +229,7 @@ for dt in bf16 fp16; do
     same "$dt journal" "$(tail -n +2 "$work/out/tiny_$dt.csv" | grep ',search$' | cut -d, -f6,18 | sort | uniq -c | tr -s ' ')" " 8 $dt,ok"
     run 0 gen --table "out/tiny_$dt-table.csv" --shape 100x37x50 -o "k_table_$dt.c"
     same "gen --table $dt exact" "$err" ""
-    has "gen --table $dt" "$(cat "$work/k_table_$dt.c")" "void $(sym_of $dt)(int M, int N, int K, const uint16_t *A"
+    defines16 "gen --table $dt" "$work/k_table_$dt.c" "$(sym_of $dt)"
 done
 run 2 gen --table out/tiny-table.csv --shape 100x37x50 --cores 2 -o k_table2.c
 has "gen --table --cores" "$err" "npu-tune: gen: --table takes the config from the table; drop --strategy, --tile, --double-buffer, --cores, --split and --micro"
@@ -257,16 +269,18 @@ else
 fi
 
 # --- a crashing and a hanging candidate in a tuning run ---
-# The compiler wrapper plants a trap in the third kernel of each batch and an
-# endless loop in the sixth; the run must give them their statuses and go on.
+# The compiler wrapper plants a trap in the entry point of the third kernel of each
+# batch (between its header's #define NT_SYMBOL and the template's #undef) and an
+# endless loop in the sixth's; the run must give them their statuses and go on.
 cat >"$work/plantcc.sh" <<'SH'
 #!/usr/bin/env bash
 args=()
 for a in "$@"; do
     case "$a" in
     *.c)
-        sed -e '/^void nt_k2(/,/^{/ s/^{/{ __builtin_trap();/' \
-            -e '/^void nt_k5(/,/^{/ s/^{/{ for (;;) {}/' "$a" >"$a.planted.c"
+        sed -e '/^#define NT_SYMBOL nt_k2 /,/^#undef NT_SYMBOL/ { /^void NT_SYMBOL(/,/^{/ s/^{/{ __builtin_trap();/ }' \
+            -e '/^#define NT_SYMBOL nt_k5 /,/^#undef NT_SYMBOL/ { /^void NT_SYMBOL(/,/^{/ s/^{/{ for (;;) {}/ }' \
+            "$a" >"$a.planted.c"
         args+=("$a.planted.c") ;;
     *) args+=("$a") ;;
     esac

@@ -14,7 +14,7 @@ args=()
 for a in "$@"; do
     case "$a" in
     *.c)
-        sed -e '/^void nt_k[0-9]*(/,/^{/ s/^{/{ _Pragma("omp parallel num_threads(16)") { volatile double x = 0; for (long r = 0; r < 2000000; r++) x += (double)r; }/' \
+        sed -e '/^void NT_SYMBOL(/,/^{/ s/^{/{ _Pragma("omp parallel num_threads(16)") { volatile double x = 0; for (long r = 0; r < 2000000; r++) x += (double)r; }/' \
             "$a" >"$a.crowded.c"
         args+=("$a.crowded.c") ;;
     *) args+=("$a") ;;

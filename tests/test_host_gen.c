@@ -301,6 +301,7 @@ static void test_errors(void)
         {config(SP_WS, 96, 512, 256, 0, 1, SP_SPLIT_M, 14, 32), "1k"},
         {config(SP_WS, 96, 512, 256, 0, 1, SP_SPLIT_M, 14, 32), "k-1"},
         {config(SP_WS, 96, 512, 256, 0, 1, SP_SPLIT_M, 14, 32), ""},
+        {config(SP_WS, 96, 512, 256, 0, 1, SP_SPLIT_M, 14, 32), "NT_VW"}, /* the kernels' macros */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = 0;
@@ -318,6 +319,17 @@ static void test_errors(void)
     fclose(f);
 }
 
+/* How many times needle occurs in s. */
+static int count(const char *s, const char *needle)
+{
+    int n = 0;
+    for (const char *p = s; (p = strstr(p, needle)); p++)
+        n++;
+    return n;
+}
+
+/* The header of the source says the config's choices and numbers; the rest is the
+ * template (codegen/host/), the same for every config but for the micro-kernels. */
 static void test_text(void)
 {
     char err[256];
@@ -325,44 +337,63 @@ static void test_text(void)
     char *s = source(&c1, SP_FP32, NULL, err, sizeof err);
     CHECK(s != NULL);
     if (s) {
-        CHECK(strstr(s, "void nt_sgemm(int M, int N, int K, const float *A, int lda,") != NULL);
+        CHECK(strstr(s, "#define NT_(name) nt_sgemm_##name ") != NULL);
+        CHECK(strstr(s, "#define NT_SYMBOL nt_sgemm ") != NULL);
+        CHECK(strstr(s, "#define NT_DTYPE NT_FP32 ") != NULL);
+        CHECK(strstr(s, "#define NT_ORDER NT_OS ") != NULL);
+        CHECK(strstr(s, "#define NT_SPLIT NT_SERIAL ") != NULL); /* one core */
         CHECK(strstr(s, "strategy OS") != NULL);
         CHECK(strstr(s, "m = 100, n = 300, k = 64") != NULL);
         CHECK(strstr(s, "double_buffer = 1") != NULL);
         CHECK(strstr(s, "micro-tile: 12 x 32") != NULL);
-        CHECK(strstr(s, "#pragma omp") == NULL); /* one core: no parallel region */
-        CHECK(strstr(s, "#if defined(__AVX512F__)\n") != NULL);
-        CHECK(strstr(s, "nt_sgemm_MC = 108") != NULL); /* m rounded up to whole micro-tiles */
+        CHECK(strstr(s, "NT_(DB) = 1,") != NULL);
+        CHECK(strstr(s, "NT_(MC) = 108,") != NULL); /* m rounded up to whole micro-tiles */
+        CHECK(strstr(s, "#if defined(__AVX512F__)\n#define NT_VW 16\n") != NULL);
+        CHECK_INT(count(s, "static void NT_(ukr)("), 3); /* one per code path */
+        CHECK_INT(count(s, "static void NT_(ukr_1)("), 3); /* and its edge kernel */
+        CHECK(strstr(s, "NT_HOST_AWIDE") == NULL); /* fp32 A is read in place */
+        CHECK(strstr(s, "#undef NT_SYMBOL\n") != NULL); /* the template's end */
         free(s);
     }
     sp_config c2 = config(SP_IS, 64, 64, 64, 0, 2, SP_SPLIT_MN, 6, 8);
     s = source(&c2, SP_FP32, "knl", err, sizeof err);
     CHECK(s != NULL);
     if (s) {
-        CHECK(strstr(s, "#pragma omp parallel for num_threads(knl_CORES)") != NULL);
-        CHECK(strstr(s, "knl_grid(") != NULL);
+        CHECK(strstr(s, "#define NT_(name) knl_##name ") != NULL);
+        CHECK(strstr(s, "#define NT_SPLIT NT_SPLIT_MN ") != NULL);
+        CHECK(strstr(s, "NT_(CORES) = 2,") != NULL);
         CHECK(strstr(s, "#if defined(__AVX512F__)\n") == NULL); /* nr 8: AVX2 and portable only */
-        CHECK(strstr(s, "defined(__AVX2__)") != NULL);
+        CHECK(strstr(s, "#if defined(__AVX2__) && defined(__FMA__)\n#define NT_VW 8\n") != NULL);
+        CHECK_INT(count(s, "static void NT_(ukr)("), 2);
         free(s);
     }
-    /* 16-bit storage: its own entry point over uint16_t A and B */
+    /* nr 12: the portable path only, no #if */
+    sp_config c3 = config(SP_WS, 64, 64, 64, 0, 2, SP_SPLIT_M, 2, 12);
+    s = source(&c3, SP_FP32, "k3", err, sizeof err);
+    if (CHECK(s != NULL)) {
+        CHECK(strstr(s, "\n#define NT_VW 4\n") != NULL);
+        CHECK_INT(count(s, "static void NT_(ukr)("), 1);
+        CHECK_INT(count(s, "static void NT_(ukr_1)("), 1);
+        CHECK(strstr(s, "#define NT_SPLIT NT_SPLIT_M ") != NULL);
+        free(s);
+    }
+    /* 16-bit storage: its own entry point and element type (the signature itself is
+     * checked where the kernels compile) */
     static const struct {
         sp_dtype d;
-        const char *head, *entry;
-    } narrow[] = {{SP_BF16, "nt_sbgemm — bf16-storage GEMM", "void nt_sbgemm(int M, int N, int K, "},
-                  {SP_FP16, "nt_shgemm — fp16-storage GEMM", "void nt_shgemm(int M, int N, int K, "}};
+        const char *head, *sym, *code;
+    } narrow[] = {{SP_BF16, "nt_sbgemm — bf16-storage GEMM", "#define NT_SYMBOL nt_sbgemm ",
+                   "#define NT_DTYPE NT_BF16 "},
+                  {SP_FP16, "nt_shgemm — fp16-storage GEMM", "#define NT_SYMBOL nt_shgemm ",
+                   "#define NT_DTYPE NT_FP16 "}};
     for (size_t i = 0; i < sizeof narrow / sizeof narrow[0]; i++) {
         s = source(&c1, narrow[i].d, NULL, err, sizeof err);
         if (!CHECK(s != NULL))
             continue;
         CHECK(strstr(s, narrow[i].head) != NULL);
-        const char *entry = strstr(s, narrow[i].entry);
-        CHECK(entry && strstr(entry, "const uint16_t *A, int lda, const uint16_t *B, int ldb, "
-                                     "float *C,") == entry + strlen(narrow[i].entry));
-        if (narrow[i].d == SP_FP16) {
-            CHECK(strstr(s, "_mm256_cvtph_ps") != NULL); /* F16C, */
-            CHECK(strstr(s, "0x1p-24f") != NULL);        /* else by hand */
-        }
+        CHECK(strstr(s, narrow[i].sym) != NULL);
+        CHECK(strstr(s, narrow[i].code) != NULL);
+        CHECK(strstr(s, "NT_(AWIDE) = NT_HOST_AWIDE") != NULL);
         free(s);
     }
 }
@@ -439,9 +470,13 @@ static bool write_kernels(const sp_config *k, const sp_dtype *dt, size_t n)
             fprintf(stderr, "case %zu: %s\n", i, err);
             ok = false;
         }
+        /* the entry point's signature, declared in the table and after the kernel,
+         * where a compiler refuses it if the kernel's is not the same */
         const char *e = dt[i] == SP_FP32 ? "float" : "uint16_t";
-        fprintf(tab, "void %s(int, int, int, const %s *, int, const %s *, int, float *, int);\n",
-                sym, e, e);
+        for (int to = 0; to < 2 && ok; to++)
+            fprintf(to ? src : tab,
+                    "%svoid %s(int, int, int, const %s *, int, const %s *, int, float *, int);\n",
+                    to ? "#include <stdint.h>\n" : "", sym, e, e);
     }
     if (ok) {
         /* fp32 kernels in kernels[], bf16 and fp16 ones in kernels16[], 0
@@ -530,6 +565,59 @@ static void check_symbols(size_t n)
     CHECK_INT(globals, (long long)n);
 }
 
+/* How the kernels are compiled: C11, warnings (-Wundef: a misspelt macro in an #if of
+ * the template) as errors. */
+#define WARN "-std=c11 -fopenmp -Wall -Wextra -Wundef -Werror"
+
+/* The compile-only builds of kernels.c beside the native and portable ones: gcc on the
+ * AVX-512 and AVX2 code paths (each with F16C), which the native build may not take
+ * (host_gen_kernels), and clang, whose warnings come from its front end, on every path
+ * (host_gen_clang). */
+static const struct {
+    const char *name, *command;
+} builds[] = {
+    {"avx512", "cc -O1 -march=x86-64-v4 -c -o avx512.o"},
+    {"avx2", "cc -O1 -march=x86-64-v3 -c -o avx2.o"},
+    {"clang-avx512", "clang -fsyntax-only -march=x86-64-v4"},
+    {"clang-avx2", "clang -fsyntax-only -march=x86-64-v3"},
+    {"clang-portable", "clang -fsyntax-only -march=x86-64"},
+};
+
+/* Whether build i is clang's. */
+static bool is_clang(size_t i)
+{
+    return strncmp(builds[i].command, "clang ", 6) == 0;
+}
+
+/* The shell commands of the compile-only builds of one compiler into out. */
+static void other_builds(bool clang, char *out, size_t len)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < sizeof builds / sizeof builds[0]; i++)
+        if (is_clang(i) == clang && used < len)
+            used += (size_t)snprintf(out + used, len - used,
+                                     "%s " WARN " kernels.c 2> %s.log; echo $? > %s.rc; ",
+                                     builds[i].command, builds[i].name, builds[i].name);
+}
+
+/* Whether the compile-only builds of one compiler succeeded (their errors on stderr). */
+static bool others_built(bool clang)
+{
+    bool built = true;
+    for (size_t i = 0; i < sizeof builds / sizeof builds[0]; i++) {
+        char rcfile[32], logfile[32];
+        snprintf(rcfile, sizeof rcfile, "%s.rc", builds[i].name);
+        snprintf(logfile, sizeof logfile, "%s.log", builds[i].name);
+        if (is_clang(i) == clang && !CHECK_INT(sh("test \"$(cat %s)\" = 0", path(rcfile)), 0)) {
+            fprintf(stderr, "%s " WARN " kernels.c failed:\n", builds[i].command);
+            sh("cat %s >&2", path(logfile));
+            built = false;
+        }
+    }
+    return built;
+}
+
 /* The test cases' kernels and their table in a new temporary directory;
  * their number, 0 if that failed. */
 static size_t generate_all(void)
@@ -553,14 +641,19 @@ static int test_kernels_clang(void)
     }
     if (generate_all() == 0)
         return CHECK_DONE();
-    if (!CHECK_INT(sh("cd %s && clang -std=c11 -O1 -march=native -fopenmp -Wall -Wextra -Werror -c "
-                      "kernels.c -o clang.o 2> clang.log",
-                      tmpdir),
-                   0)) {
+    char others[1024];
+    other_builds(true, others, sizeof others);
+    bool built = CHECK_INT(sh("cd %s && clang " WARN " -O1 -march=native -c kernels.c -o clang.o "
+                              "2> clang.log; %s",
+                              tmpdir, others),
+                           0);
+    if (!built)
         sh("cat %s >&2", path("clang.log"));
-        fprintf(stderr, "generated sources kept in %s\n", tmpdir);
-    } else
+    built = others_built(true) && built;
+    if (built)
         sh("rm -rf %s", tmpdir);
+    else
+        fprintf(stderr, "generated sources kept in %s\n", tmpdir);
     return CHECK_DONE();
 }
 
@@ -582,30 +675,35 @@ static int test_kernels(void)
      * build, compiled in parallel; warnings are errors in generated code.
      * The portable build keeps no packed B cache (NT_HOST_BCACHE=0), so
      * the one-buffer repacking path is checked too, and widens A one row
-     * block at a time (NT_HOST_AWIDE=0), so bf16 and fp16 run in bands. */
-    int rc = sh("cd %s || exit 1; { cc -std=c11 -O3 -march=native -fopenmp -Wall -Wextra -Werror -c kernels.c "
+     * block at a time (NT_HOST_AWIDE=0), so bf16 and fp16 run in bands.
+     * Beside them, compile-only builds of the code paths the native build may
+     * not take. */
+    char others[1024];
+    other_builds(false, others, sizeof others);
+    int rc = sh("cd %s || exit 1; { cc " WARN " -O3 -march=native -c kernels.c "
                 "-o kernels.o 2> native.log; echo $? > native.rc; } & "
-                "{ cc -std=c11 -O2 -mno-avx -mno-avx2 -mno-avx512f -fopenmp -Wall -Wextra "
-                "-Werror -DNT_HOST_BCACHE=0 -DNT_HOST_AWIDE=0 -fsanitize=address,undefined "
+                "{ cc " WARN " -O2 -mno-avx -mno-avx2 -mno-avx512f "
+                "-DNT_HOST_BCACHE=0 -DNT_HOST_AWIDE=0 -fsanitize=address,undefined "
                 "-fno-sanitize-recover=all kernels.c checker.c -o portable -lm 2> portable.log "
-                "|| cc -std=c11 -O2 -mno-avx -mno-avx2 -mno-avx512f -fopenmp -Wall -Wextra "
-                "-Werror -DNT_HOST_BCACHE=0 -DNT_HOST_AWIDE=0 kernels.c checker.c -o portable -lm "
+                "|| cc " WARN " -O2 -mno-avx -mno-avx2 -mno-avx512f "
+                "-DNT_HOST_BCACHE=0 -DNT_HOST_AWIDE=0 kernels.c checker.c -o portable -lm "
                 "2> portable.log; "
-                "echo $? > portable.rc; } & wait; "
+                "echo $? > portable.rc; } & { %s } & wait; "
                 "test \"$(cat native.rc)\" = 0 && cc -std=c11 -O2 -fopenmp kernels.o checker.c -o native -lm "
                 ">> native.log 2>&1 && test \"$(cat portable.rc)\" = 0",
-                tmpdir);
+                tmpdir, others);
     if (!CHECK_INT(rc, 0)) {
         sh("cat %s %s >&2", path("native.log"), path("portable.log"));
         fprintf(stderr, "generated sources kept in %s\n", tmpdir);
         return CHECK_DONE();
     }
     check_symbols(n);
+    bool built = others_built(false);
     int r1 = sh("cd %s && %s./native 12", tmpdir, to);
     int r2 = sh("cd %s && ASAN_OPTIONS=detect_leaks=1 %s./portable 4", tmpdir, to);
     CHECK_INT(r1, 0);
     CHECK_INT(r2, 0);
-    if (r1 == 0 && r2 == 0)
+    if (r1 == 0 && r2 == 0 && built)
         sh("rm -rf %s", tmpdir);
     else
         fprintf(stderr, "generated sources kept in %s\n", tmpdir);

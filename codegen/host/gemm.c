@@ -1,0 +1,507 @@
+/* gemm.c — the rest of every host kernel's fixed code, after its micro-kernels: packing,
+ * edge tiles, prefetching, the macro-kernel, the block loop, threads, the entry point. */
+
+/* A GotoBLAS/BLIS-style GEMM around the micro-kernels NT_(ukr) (MR x NR) and
+ * NT_(ukr_cols) (an edge tile), for the numbers and choices of the kernel's header
+ * (see prelude.c); A and B per NT_DTYPE, C and every sum fp32. */
+
+/* ---- the element type of A and B: one value widened to fp32 (NT_(ld)), and n of them
+ * into a row of floats (NT_(cvt)) ---- */
+#if NT_DTYPE == NT_FP32
+
+/* A and B hold fp32: packing is a copy. */
+typedef float NT_(in);
+static inline float NT_(ld)(NT_(in) x) { return x; }
+static void NT_(cvt)(float *d, const NT_(in) *s, int n) { memcpy(d, s, sizeof(float) * (size_t)n); }
+#elif NT_DTYPE == NT_BF16
+
+/* A and B hold bf16 bit patterns: a value is the upper half of an fp32. */
+typedef uint16_t NT_(in);
+static inline float NT_(ld)(NT_(in) x)
+{
+    uint32_t u = (uint32_t)x << 16;
+    float v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+static void NT_(cvt)(float *d, const NT_(in) *s, int n)
+{
+    for (int i = 0; i < n; i++)
+        d[i] = NT_(ld)(s[i]);
+}
+#elif NT_DTYPE == NT_FP16
+
+/* A and B hold IEEE fp16 (binary16) bit patterns: F16C converts them 8 at a
+ * time where the compiler targets it, else the fields are moved by hand
+ * (subnormals, infinities and NaNs included). */
+typedef uint16_t NT_(in);
+#if defined(__F16C__)
+#include <immintrin.h>
+static inline float NT_(ld)(NT_(in) x) { return _cvtsh_ss(x); }
+static void NT_(cvt)(float *d, const NT_(in) *s, int n)
+{
+    int i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(d + i,
+                         _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(s + i))));
+    for (; i < n; i++)
+        d[i] = NT_(ld)(s[i]);
+}
+#else
+static inline float NT_(ld)(NT_(in) x)
+{
+    uint32_t e = (uint32_t)x >> 10 & 0x1fu, m = (uint32_t)x & 0x3ffu;
+    float v;
+    if (e == 0) { /* zero or subnormal: m units of 2^-24 */
+        v = (float)m * 0x1p-24f;
+    } else { /* rebias the exponent (15 to 127); all ones stays all ones */
+        uint32_t u = (e == 0x1f ? 0xffu : e + 112u) << 23 | m << 13;
+        memcpy(&v, &u, sizeof v);
+    }
+    return x & 0x8000u ? -v : v;
+}
+static void NT_(cvt)(float *d, const NT_(in) *s, int n)
+{
+    for (int i = 0; i < n; i++)
+        d[i] = NT_(ld)(s[i]);
+}
+#endif
+#endif
+
+/* A thread's scratch memory number `slot` (0: pack buffers, 1: widened A)
+ * of at least `bytes`, 64-byte aligned, or NULL. With C11 threads it is
+ * kept between calls (grown when too small, freed when the thread ends),
+ * since fresh memory on every call would page-fault megabytes each time;
+ * *temp = 0. Else (or if the key cannot be made) it is allocated for this
+ * call and *temp = 1: the caller frees it. */
+#ifndef __STDC_NO_THREADS__
+typedef struct {
+    size_t cap[2];
+    unsigned char *mem[2];
+} NT_(kept);
+static tss_t NT_(key);
+static int NT_(key_ok);
+static once_flag NT_(once) = ONCE_FLAG_INIT;
+static void NT_(drop)(void *p)
+{
+    NT_(kept) *k = p;
+    free(k->mem[0]);
+    free(k->mem[1]);
+    free(k);
+}
+static void NT_(make_key)(void) { NT_(key_ok) = tss_create(&NT_(key), NT_(drop)) == thrd_success; }
+#endif
+static unsigned char *NT_(scratch)(int slot, size_t bytes, int *temp)
+{
+    bytes = (bytes + 63) / 64 * 64;
+    *temp = 1;
+#ifndef __STDC_NO_THREADS__
+    call_once(&NT_(once), NT_(make_key));
+    if (NT_(key_ok)) {
+        NT_(kept) *k = tss_get(NT_(key));
+        if (!k) {
+            k = calloc(1, sizeof *k);
+            if (!k || tss_set(NT_(key), k) != thrd_success) {
+                free(k);
+                return aligned_alloc(64, bytes);
+            }
+        }
+        if (k->cap[slot] < bytes) {
+            free(k->mem[slot]);
+            k->mem[slot] = aligned_alloc(64, bytes);
+            k->cap[slot] = k->mem[slot] ? bytes : 0;
+        }
+        *temp = 0;
+        return k->mem[slot];
+    }
+#endif
+    return aligned_alloc(64, bytes);
+}
+
+/* Copies the rows x kc part of A (row stride lda) that a last, partial
+ * micro-panel covers into dst (row stride KS), rows past it zero. Whole
+ * panels are read from A in place. */
+static void NT_(pack_a)(const float *A, ptrdiff_t lda, int rows, int kc, float *dst)
+{
+    for (int r = 0; r < NT_(MR); r++)
+        if (r < rows)
+            memcpy(dst + (ptrdiff_t)r * NT_(KS), A + (ptrdiff_t)r * lda,
+                   sizeof(float) * (size_t)kc);
+        else
+            memset(dst + (ptrdiff_t)r * NT_(KS), 0, sizeof(float) * (size_t)kc);
+}
+
+/* Copies a B block (kc x cols, row stride ldb) into NR-column panels: panel
+ * q at dst + q*kc*NR, its row p at + p*NR. Whole panels are copied row by
+ * row, so B is read sequentially; the columns of a last, partial panel past
+ * the block are zero. */
+static void NT_(pack_b)(const NT_(in) *B, ptrdiff_t ldb, int cols, int kc, float *dst)
+{
+    int whole = cols / NT_(NR), w = cols - whole * NT_(NR);
+    for (int p = 0; p < kc; p++) {
+        const NT_(in) *src = B + (ptrdiff_t)p * ldb;
+        float *d = dst + (ptrdiff_t)p * NT_(NR);
+        for (int q = 0; q < whole; q++, src += NT_(NR), d += (ptrdiff_t)kc * NT_(NR))
+            NT_(cvt)(d, src, NT_(NR));
+        if (w > 0) {
+            NT_(cvt)(d, src, w);
+            memset(d + w, 0, sizeof(float) * (size_t)(NT_(NR) - w));
+        }
+    }
+}
+
+/* An edge micro-tile (rows x cols inside MR x NR; A rows past `rows` are
+ * zero): computed whole into a scratch tile, then only its valid part is
+ * written to C. */
+static void NT_(edge)(int kc, const float *a, ptrdiff_t lda, const float *b, float *c,
+                      ptrdiff_t ldc, int acc, int rows, int cols)
+{
+    _Alignas(64) float t[NT_(MR) * NT_(NR)];
+    NT_(ukr_cols)(kc, a, lda, b, t, cols);
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++)
+            c[(ptrdiff_t)i * ldc + j] = acc ? c[(ptrdiff_t)i * ldc + j] + t[i * NT_(NR) + j]
+                                            : t[i * NT_(NR) + j];
+}
+
+/* A region the next step reads (double buffering): `rows` rows of `bytes`
+ * bytes, `ld` bytes apart, walked line by line by a cursor (the row at
+ * `src`, `off` bytes into it; the last line of a row is its last byte, as
+ * a row need not be line-aligned). `quota` lines per call of NT_(pf_some). */
+typedef struct {
+    const char *src;
+    ptrdiff_t ld;
+    int bytes, off, rows;
+    long lines, quota;
+} NT_(pf);
+
+/* Sets x to the region of rows x cols elements of esize bytes, row stride
+ * ld elements (no lines when rows or cols is 0). */
+static void NT_(pf_set)(NT_(pf) *x, const void *src, ptrdiff_t ld, int rows, int cols, int esize)
+{
+    x->src = src;
+    x->ld = ld * esize;
+    x->bytes = cols * esize;
+    x->off = 0;
+    x->rows = rows > 0 && cols > 0 ? rows : 0;
+    x->lines = (long)x->rows * ((x->bytes + 63) / 64 + 1);
+    x->quota = 0;
+}
+
+/* Prefetches the next x->quota lines of x into L2. */
+static void NT_(pf_some)(NT_(pf) *x)
+{
+    for (long n = x->quota; n > 0 && x->rows > 0; n--)
+        if (x->off < x->bytes) {
+            __builtin_prefetch(x->src + x->off, 0, 2);
+            x->off += 64;
+        } else { /* the row's last line, then the next row */
+            __builtin_prefetch(x->src + x->bytes - 1, 0, 2);
+            x->off = 0;
+            x->src += x->ld;
+            x->rows--;
+        }
+}
+
+/* Plain loops, used only when the pack buffers cannot be allocated (and for
+ * K = 0, where C is zeroed). */
+static void NT_(naive)(int M, int N, int K, const NT_(in) *A, ptrdiff_t lda, const NT_(in) *B,
+                       ptrdiff_t ldb, float *C, ptrdiff_t ldc)
+{
+    for (int i = 0; i < M; i++) {
+        float *c = C + (ptrdiff_t)i * ldc;
+        for (int j = 0; j < N; j++)
+            c[j] = 0.0f;
+        for (int p = 0; p < K; p++) {
+            float x = NT_(ld)(A[(ptrdiff_t)i * lda + p]);
+            const NT_(in) *b = B + (ptrdiff_t)p * ldb;
+            for (int j = 0; j < N; j++)
+                c[j] += x * NT_(ld)(b[j]);
+        }
+    }
+}
+
+/* C block (mc x nc) = or += A block (fp32, row stride lda) . packed B block
+ * by micro-tiles, a row of tiles at a time. A micro-panels are read in
+ * place, except a last, partial one, copied (zero-padded) into ae. With
+ * double buffering, after each tile a share of the regions the next step
+ * reads (pf[0..npf)) is prefetched into L2, spread so that memory works
+ * while the FMAs do. */
+static void NT_(macro)(int mc, int nc, int kc, const float *A, ptrdiff_t lda,
+                       const float *Bp, float *C, ptrdiff_t ldc, int acc, float *ae,
+                       NT_(pf) *pf, int npf)
+{
+    int mp = (mc + NT_(MR) - 1) / NT_(MR), np = (nc + NT_(NR) - 1) / NT_(NR);
+    int last = mc - (mp - 1) * NT_(MR); /* rows of the last A micro-panel */
+    for (int q = 0; q < npf; q++)
+        pf[q].quota = (pf[q].lines + (long)mp * np - 1) / ((long)mp * np);
+    for (int ir = 0; ir < mp; ir++) {
+        int rows = ir < mp - 1 ? NT_(MR) : last;
+        const float *a = ae;
+        ptrdiff_t la = NT_(KS);
+        if (rows < NT_(MR))
+            NT_(pack_a)(A + (ptrdiff_t)ir * NT_(MR) * lda, lda, rows, kc, ae);
+        else
+            a = A + (ptrdiff_t)ir * NT_(MR) * lda, la = lda;
+        float *c = C + (ptrdiff_t)ir * NT_(MR) * ldc;
+        for (int jr = 0; jr < np; jr++) {
+            const float *b = Bp + (ptrdiff_t)jr * kc * NT_(NR);
+            int cols = nc - jr * NT_(NR) < NT_(NR) ? nc - jr * NT_(NR) : NT_(NR);
+            if (rows == NT_(MR) && cols == NT_(NR))
+                NT_(ukr)(kc, a, la, b, c + jr * NT_(NR), ldc, acc);
+            else
+                NT_(edge)(kc, a, la, b, c + jr * NT_(NR), ldc, acc, rows, cols);
+            for (int q = 0; q < npf; q++)
+                NT_(pf_some)(&pf[q]);
+        }
+    }
+}
+
+/* ---- the step order of the strategy: block coordinates (i, j, p) of step s ---- */
+#if NT_ORDER == NT_IS
+
+/* IS: for each A block (ic outer, pc), the B blocks stream (jc inner) past
+ * the A block (read in place), which stays resident. */
+static void NT_(step)(long s, int nI, int nJ, int nP, int *i, int *j, int *p)
+{
+    (void)nI;
+    *j = (int)(s % nJ);
+    *p = (int)(s / nJ % nP);
+    *i = (int)(s / nJ / nP);
+}
+#elif NT_ORDER == NT_WS
+
+/* WS: for each B block (jc outer, pc), the A blocks stream (ic inner) past
+ * the packed B block, which stays resident. */
+static void NT_(step)(long s, int nI, int nJ, int nP, int *i, int *j, int *p)
+{
+    (void)nJ;
+    *i = (int)(s % nI);
+    *p = (int)(s / nI % nP);
+    *j = (int)(s / nI / nP);
+}
+#elif NT_ORDER == NT_OS
+
+/* OS: for each C block (ic outer, jc), the k blocks (pc inner) accumulate
+ * into it while it stays resident; each step's A and B blocks stream past. */
+static void NT_(step)(long s, int nI, int nJ, int nP, int *i, int *j, int *p)
+{
+    (void)nI;
+    *p = (int)(s % nP);
+    *j = (int)(s / nP % nJ);
+    *i = (int)(s / nP / nJ);
+}
+#endif
+
+/* The row block for M rows: MC, or all of them in whole micro-panels. */
+static int NT_(mc)(int M) { return NT_(MC) < M ? NT_(MC) : (M + NT_(MR) - 1) / NT_(MR) * NT_(MR); }
+
+/* C (M x N, pointers already offset; M, N, K >= 1) = A (fp32) . B: the block
+ * loop with this thread's own pack buffers. 0 when they cannot be had. */
+static int NT_(blocks)(int M, int N, int K, const float *A, ptrdiff_t lda, const NT_(in) *B,
+                       ptrdiff_t ldb, float *C, ptrdiff_t ldc)
+{
+    /* blocks no larger than the (padded) problem */
+    int mc = NT_(mc)(M);
+    int nc = NT_(NC) < N ? NT_(NC) : (N + NT_(NR) - 1) / NT_(NR) * NT_(NR);
+    int kc = NT_(KC) < K ? NT_(KC) : K;
+    int nI = (M + mc - 1) / mc, nJ = (N + nc - 1) / nc, nP = (K + kc - 1) / kc;
+    /* The packed B blocks: one slot, repacked whenever the step's block
+     * changes, which in WS order is once per block (it serves every A block
+     * in a row), and in IS and OS once per block row of A (nI times). When
+     * they meet each block at least VISITS times (and this thread's share
+     * fits BCACHE bytes), every block gets its own slot instead, packed on
+     * first use: the kept copies leave L2 and come back, which costs more
+     * than packing a block a second time into the one slot that stays in
+     * L2, but less than a third time. ae: a partial A micro-panel. */
+    size_t slot = (size_t)kc * (size_t)nc;
+    long nblk = (long)nP * nJ;
+    int cache = NT_(REVISITS) && nI >= NT_(VISITS) &&
+                (size_t)nblk <= (size_t)NT_(BCACHE) / sizeof(float) / slot;
+    size_t nslot = (size_t)(cache ? nblk : 1);
+    size_t bbytes = (nslot * slot * sizeof(float) + 63) / 64 * 64;
+    size_t abytes = ((size_t)NT_(MR) * NT_(KS) * sizeof(float) + 63) / 64 * 64;
+    int temp;
+    unsigned char *mem = NT_(scratch)(0, bbytes + abytes + nslot, &temp);
+    if (!mem)
+        return 0;
+    float *Bp = (float *)(void *)mem, *ae = (float *)(void *)(mem + bbytes);
+    unsigned char *packed = mem + bbytes + abytes; /* per slot: packed yet */
+    memset(packed, 0, nslot);
+    long steps = (long)nI * nJ * nP, in_slot = -1; /* block in the single slot */
+    for (long s = 0; s < steps; s++) {
+        int i, j, p;
+        NT_(step)(s, nI, nJ, nP, &i, &j, &p);
+        int rows = M - i * mc < mc ? M - i * mc : mc;
+        int cols = N - j * nc < nc ? N - j * nc : nc;
+        int kk = K - p * kc < kc ? K - p * kc : kc;
+        long hb = (long)p * nJ + j; /* this step's B block */
+        float *bp = cache ? Bp + (size_t)hb * slot : Bp;
+        if (cache ? !packed[hb] : hb != in_slot) { /* not in its slot yet */
+            NT_(pack_b)(B + (ptrdiff_t)p * kc * ldb + (ptrdiff_t)j * nc, ldb, cols, kk, bp);
+            if (cache)
+                packed[hb] = 1;
+            in_slot = hb;
+        }
+        /* double buffering: the next step's new A block, the source of its
+         * B block when that is still to be packed, and its new C block */
+        NT_(pf) pf[3];
+        int npf = 0;
+        if (NT_(DB) && s + 1 < steps) {
+            int i2, j2, p2;
+            NT_(step)(s + 1, nI, nJ, nP, &i2, &j2, &p2);
+            int rows2 = M - i2 * mc < mc ? M - i2 * mc : mc;
+            int cols2 = N - j2 * nc < nc ? N - j2 * nc : nc;
+            int kk2 = K - p2 * kc < kc ? K - p2 * kc : kc;
+            long hb2 = (long)p2 * nJ + j2;
+            if (i2 != i || p2 != p)
+                NT_(pf_set)(&pf[npf++], A + (ptrdiff_t)i2 * mc * lda + (ptrdiff_t)p2 * kc, lda,
+                            rows2, kk2, sizeof *A);
+            if (cache ? !packed[hb2] : hb2 != hb)
+                NT_(pf_set)(&pf[npf++], B + (ptrdiff_t)p2 * kc * ldb + (ptrdiff_t)j2 * nc, ldb,
+                            kk2, cols2, sizeof *B);
+            if (i2 != i || j2 != j)
+                NT_(pf_set)(&pf[npf++], C + (ptrdiff_t)i2 * mc * ldc + (ptrdiff_t)j2 * nc, ldc,
+                            rows2, cols2, sizeof *C);
+        }
+        NT_(macro)(rows, cols, kk, A + (ptrdiff_t)i * mc * lda + (ptrdiff_t)p * kc, lda, bp,
+                   C + (ptrdiff_t)i * mc * ldc + (ptrdiff_t)j * nc, ldc, p > 0, ae, pf, npf);
+    }
+    if (temp)
+        free(mem);
+    return 1;
+}
+
+/* ---- a thread's share of C from the caller's A: fp32 A is read in place, bf16 and
+ * fp16 A is widened to fp32 once per call (in bands of whole row blocks when it would
+ * take more than AWIDE bytes) ---- */
+#if NT_DTYPE == NT_FP32
+
+/* One thread's share of C (M x N, pointers already offset). */
+static void NT_(part)(int M, int N, int K, const NT_(in) *A, ptrdiff_t lda, const NT_(in) *B,
+                      ptrdiff_t ldb, float *C, ptrdiff_t ldc)
+{
+    if (M <= 0 || N <= 0)
+        return;
+    if (K <= 0 || !NT_(blocks)(M, N, K, A, lda, B, ldb, C, ldc))
+        NT_(naive)(M, N, K, A, lda, B, ldb, C, ldc);
+}
+#else
+
+/* One thread's share of C (M x N, pointers already offset). Its rows of A
+ * are widened to fp32 once, into rows KW floats apart (an odd number of
+ * cache lines, so they fall in distinct L1 sets), `band` rows at a time:
+ * all of them when they fit AWIDE bytes, else whole row blocks. */
+static void NT_(part)(int M, int N, int K, const NT_(in) *A, ptrdiff_t lda, const NT_(in) *B,
+                      ptrdiff_t ldb, float *C, ptrdiff_t ldc)
+{
+    if (M <= 0 || N <= 0)
+        return;
+    if (K <= 0) {
+        NT_(naive)(M, N, 0, A, lda, B, ldb, C, ldc);
+        return;
+    }
+    size_t kw = ((size_t)K + 15) / 16 * 16; /* as KS for kc: an odd number of lines */
+    if (kw / 16 % 2 == 0)
+        kw += 16;
+    int mc = NT_(mc)(M);
+    size_t fit = (size_t)NT_(AWIDE) / sizeof(float) / kw / (size_t)mc * (size_t)mc;
+    int band = fit < (size_t)mc ? mc : fit < (size_t)M ? (int)fit : M;
+    int temp;
+    float *aw = (float *)(void *)NT_(scratch)(1, (size_t)band * kw * sizeof(float), &temp);
+    for (int i0 = 0; i0 < M; i0 += band) {
+        int rows = M - i0 < band ? M - i0 : band;
+        const NT_(in) *a = A + (ptrdiff_t)i0 * lda;
+        float *c = C + (ptrdiff_t)i0 * ldc;
+        if (aw)
+            for (int r = 0; r < rows; r++)
+                NT_(cvt)(aw + (size_t)r * kw, a + (ptrdiff_t)r * lda, K);
+        if (!aw || !NT_(blocks)(rows, N, K, aw, (ptrdiff_t)kw, B, ldb, c, ldc))
+            NT_(naive)(rows, N, K, a, lda, B, ldb, c, ldc);
+    }
+    if (temp)
+        free(aw);
+}
+#endif
+
+#if NT_SPLIT == NT_SPLIT_MN
+
+/* The gm x gn thread grid of split MN (gm * gn = CORES) minimising the busiest
+ * thread's micro-tiles; ties go to a 2-D grid, then the squarer one. */
+static void NT_(grid)(int tm, int tn, int *gm, int *gn)
+{
+    long best = -1;
+    int best_flat = 0, best_skew = 0;
+    for (int r = 1; r <= NT_(CORES); r++) {
+        if (NT_(CORES) % r)
+            continue;
+        int c = NT_(CORES) / r, flat = r == 1 || c == 1, skew = r > c ? r - c : c - r;
+        long work = (long)((tm + r - 1) / r) * ((tn + c - 1) / c);
+        if (best < 0 || work < best ||
+            (work == best && (flat < best_flat || (flat == best_flat && skew < best_skew)))) {
+            best = work;
+            best_flat = flat;
+            best_skew = skew;
+            *gm = r;
+            *gn = c;
+        }
+    }
+}
+#endif
+
+/* C (M x N, row stride ldc) = A (M x K, lda) . B (K x N, ldb); row-major (see NT_(in)). */
+void NT_SYMBOL(int M, int N, int K, const NT_(in) *A, int lda, const NT_(in) *B, int ldb,
+               float *C, int ldc)
+{
+    if (M <= 0 || N <= 0)
+        return;
+#if NT_SPLIT == NT_SERIAL
+    NT_(part)(M, N, K, A, lda, B, ldb, C, ldc);
+#else
+#if NT_SPLIT == NT_SPLIT_M
+    int gm = NT_(CORES), gn = 1; /* split M */
+#elif NT_SPLIT == NT_SPLIT_N
+    int gm = 1, gn = NT_(CORES); /* split N */
+#else
+    int gm = 1, gn = 1; /* split MN */
+    NT_(grid)((M + NT_(MR) - 1) / NT_(MR), (N + NT_(NR) - 1) / NT_(NR), &gm, &gn);
+#endif
+    /* each thread owns a disjoint gm x gn cell of C, in whole micro-tiles */
+    int tm = (M + NT_(MR) - 1) / NT_(MR), tn = (N + NT_(NR) - 1) / NT_(NR);
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(NT_(CORES)) schedule(static, 1)
+#endif
+    for (int t = 0; t < NT_(CORES); t++) {
+        int gi = t / gn, gj = t % gn;
+        int m0 = (int)((long)tm * gi / gm) * NT_(MR);
+        int m1 = (int)((long)tm * (gi + 1) / gm) * NT_(MR);
+        int n0 = (int)((long)tn * gj / gn) * NT_(NR);
+        int n1 = (int)((long)tn * (gj + 1) / gn) * NT_(NR);
+        if (m1 > M)
+            m1 = M;
+        if (n1 > N)
+            n1 = N;
+        if (m0 < m1 && n0 < n1)
+            NT_(part)(m1 - m0, n1 - n0, K, A + (ptrdiff_t)m0 * lda, lda, B + n0, ldb,
+                      C + (ptrdiff_t)m0 * ldc + n0, ldc);
+    }
+#endif
+}
+
+/* ---- the end of this kernel's macros (the next kernel's header defines its own) ---- */
+#undef NT_
+#undef NT_SYMBOL
+#undef NT_DTYPE
+#undef NT_ORDER
+#undef NT_SPLIT
+#undef NT_VW
+#undef NT_FP32
+#undef NT_BF16
+#undef NT_FP16
+#undef NT_IS
+#undef NT_WS
+#undef NT_OS
+#undef NT_SERIAL
+#undef NT_SPLIT_M
+#undef NT_SPLIT_N
+#undef NT_SPLIT_MN
