@@ -1,6 +1,5 @@
 /* backend.c — the table of measurement backends, and measuring a batch of
  * candidates with one (in parallel when the backend says it is safe). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,19 +57,4 @@ void ms_close(ms_backend *b)
 {
     if (b && b->close)
         b->close(b);
-}
-
-const char *ms_status_name(ms_status s)
-{
-    static const char *const names[MS_NSTATUS] = {"ok", "wrong", "timeout", "crash", "illegal"};
-    return s < MS_NSTATUS ? names[s] : "?";
-}
-
-/* See measure.h: vsnprintf into the fixed-size detail, which cuts it. */
-void ms_set_detail(ms_measurement *m, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(m->detail, sizeof m->detail, fmt, ap);
-    va_end(ap);
 }

@@ -8,28 +8,10 @@
 #include <stdio.h>
 
 #include "codegen.h"
+#include "measurement.h"
 #include "space.h"
 
-typedef enum { MS_OK, MS_WRONG, MS_TIMEOUT, MS_CRASH, MS_ILLEGAL, MS_NSTATUS } ms_status;
-
-/* One candidate's measurement: its status and, when ok, the statistics of
- * its samples (value = median, the figure candidates are ranked by). */
-typedef struct {
-    ms_status status;
-    double value;
-    int nsamples;
-    double mean, stddev, ci_lo, ci_hi; /* 95% confidence interval of the mean */
-    bool busy;   /* host: its threads waited long for a CPU while timed (the machine
-                  * was busy; ms_host_busy), so the figure may be far off however
-                  * tight its CI; detail then ends "; busy: ..." */
-    char detail[320];                   /* why, when status is not ok */
-} ms_measurement;
-
 typedef struct ms_backend ms_backend;
-
-/* Called as each measurement completes, one call at a time (never
- * concurrently), from whichever thread measured it. */
-typedef void (*ms_done_fn)(void *ctx, size_t i, const ms_measurement *m);
 
 /* A measurement backend. measure() must be safe to call concurrently on
  * different candidates when `parallel` is set. */
@@ -199,16 +181,6 @@ void ms_measure_all(ms_backend *b, const sp_target *t, const sp_problem *p,
 bool ms_backend_fix_unit(ms_backend *b, const char *unit);
 
 void ms_close(ms_backend *b);
-
-/* "ok", "wrong", "timeout", "crash", "illegal". */
-const char *ms_status_name(ms_status s);
-
-/* m->detail = the printf-formatted text, cut to fit. */
-void ms_set_detail(ms_measurement *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Fills the statistics of m from n >= 1 samples (sorted in place): median,
- * mean, standard deviation and a Student-t 95% interval of the mean. */
-void ms_summarise(double *samples, int n, ms_measurement *m);
 
 /* ---- the cycle-level NPU simulator (sim.c, ...) ---- */
 

@@ -1,11 +1,29 @@
-/* stats.c — sample statistics of a measurement with GSL: median, mean,
- * standard deviation and the Student-t confidence interval of the mean. */
+/* measurement.c — a measurement's status names, its detail text, and the sample
+ * statistics with GSL: median, mean, standard deviation, Student-t interval. */
+#include <stdarg.h>
+#include <stdio.h>
+
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 
-#include "measure.h"
+#include "measurement.h"
+
+const char *ms_status_name(ms_status s)
+{
+    static const char *const names[MS_NSTATUS] = {"ok", "wrong", "timeout", "crash", "illegal"};
+    return s < MS_NSTATUS ? names[s] : "?";
+}
+
+/* See measurement.h: vsnprintf into the fixed-size detail, which cuts it. */
+void ms_set_detail(ms_measurement *m, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->detail, sizeof m->detail, fmt, ap);
+    va_end(ap);
+}
 
 void ms_summarise(double *samples, int n, ms_measurement *m)
 {
