@@ -15,6 +15,7 @@
 
 #include "base.h"
 #include "measure.h"
+#include "sim.h"
 
 /* Units of a run: decided by the first time parsed, then fixed. */
 enum { UNIT_UNDECIDED, UNIT_SECONDS, UNIT_CYCLES };
@@ -281,13 +282,13 @@ static bool write_kernel(state *st, const sp_problem *p, const sp_config *g, con
     return ok;
 }
 
-/* Writes the functional inputs in (ms_sim_inputs) as kernel k's GM A and B
+/* Writes the functional inputs in (sim_inputs) as kernel k's GM A and B
  * bytes to path. False with a reason in out->detail. */
 static bool write_inputs(const cg_kernel *k, const int8_t *in, const char *path,
                          ms_measurement *out)
 {
     size_t len = 0;
-    uint8_t *bytes = ms_sim_input_bytes(k, in, &len);
+    uint8_t *bytes = sim_input_bytes(k, in, &len);
     int fd = bytes ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
     int e = bytes ? errno : ENOMEM;
     bool ok = fd >= 0;
@@ -341,7 +342,7 @@ static bs_result *board_run(state *st, const sp_target *t, const sp_problem *p,
         cg_kernel_free(&k);
         return NULL;
     }
-    int8_t *own = st->inputs && !in ? ms_sim_inputs(p, MS_SIM_SEED) : NULL;
+    int8_t *own = st->inputs && !in ? sim_inputs(p, SIM_SEED) : NULL;
     bool ok = !st->inputs || ((in || own) && write_inputs(&k, in ? in : own, fs->inputs, out));
     free(own);
     cg_kernel_free(&k);
@@ -473,7 +474,7 @@ static void cmd_verify(ms_backend *b, const sp_target *t, const sp_problem *p,
     state *st = b->state;
     ms_measurement m = {0};
     files fs;
-    int8_t *in = ms_sim_inputs(p, MS_SIM_SEED);
+    int8_t *in = sim_inputs(p, SIM_SEED);
     bs_result *r = in ? board_run(st, t, p, c, in, &fs, &m) : NULL;
     char why[sizeof m.detail];
     uint8_t *got = NULL;
@@ -488,8 +489,8 @@ static void cmd_verify(ms_backend *b, const sp_target *t, const sp_problem *p,
         m.status = MS_WRONG; /* no C, or C of another size */
         ms_set_detail(&m, "%s; kernel kept: %s", why, fs.kernel);
     } else {
-        ms_le_bytes(got, fs.c_bytes, 4);
-        int64_t wrong = ms_sim_compare(p, in, fs.c_elem, got, NULL, why, sizeof why);
+        sim_le_bytes(got, fs.c_bytes, 4);
+        int64_t wrong = sim_compare(p, in, fs.c_elem, got, NULL, why, sizeof why);
         m.status = wrong == 0 ? MS_OK : wrong > 0 ? MS_WRONG : MS_CRASH;
         ms_set_detail(&m, "%s%s; kernel kept: %s", wrong > 0 ? "the board's C: " : "",
                       wrong > 0 ? why : "out of memory comparing C", fs.kernel);

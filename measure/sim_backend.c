@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "measure.h"
+#include "sim.h"
 
 static void run(const sp_target *t, const sp_problem *p, const sp_candidate *c, bool functional,
                 ms_measurement *out)
@@ -15,9 +16,9 @@ static void run(const sp_target *t, const sp_problem *p, const sp_candidate *c, 
         snprintf(out->detail, sizeof out->detail, "%s", err);
         return;
     }
-    ms_sim_options o = {.functional = functional, .seed = 1};
-    ms_sim_result r;
-    if (!ms_simulate(t, &k, &o, &r)) {
+    sim_options o = {.functional = functional, .seed = 1};
+    sim_result r;
+    if (!sim_run(t, &k, &o, &r)) {
         out->status = MS_CRASH;
         snprintf(out->detail, sizeof out->detail, "out of memory simulating");
     } else {
@@ -26,7 +27,7 @@ static void run(const sp_target *t, const sp_problem *p, const sp_candidate *c, 
         double cycles = r.cycles;
         if (r.status == MS_OK)
             ms_summarise(&cycles, 1, out);
-        ms_sim_result_free(&r);
+        sim_result_free(&r);
     }
     cg_kernel_free(&k);
 }

@@ -2,7 +2,7 @@
 # the stand-in board tests/board.sh) and of `npu-tune plot`; included from tests/CMakeLists.txt.
 add_executable(test_command ${CMAKE_CURRENT_LIST_DIR}/test_command.c)
 target_include_directories(test_command PRIVATE ${CMAKE_CURRENT_LIST_DIR})
-target_link_libraries(test_command PRIVATE measure codegen space GSL::gsl OpenMP::OpenMP_C m)
+target_link_libraries(test_command PRIVATE measure npusim codegen space GSL::gsl OpenMP::OpenMP_C m)
 target_compile_definitions(test_command PRIVATE
   BOARD_SH="${CMAKE_CURRENT_LIST_DIR}/board.sh"
   NPU_TUNE_BIN_PATH="$<TARGET_FILE:npu-tune>")

@@ -18,6 +18,7 @@
 #include "codegen.h"
 #include "fixtures.h"
 #include "measure.h"
+#include "sim.h"
 #include "procs.h"
 
 #ifndef BOARD_SH
@@ -377,7 +378,7 @@ static void placeholders(const sp_target *t, const sp_problem *p, const sp_candi
     ms_close(b);
     CHECK(rmdir(dir) == 0);
     /* The inputs: what the simulator's functional mode computes on. */
-    int8_t *in = ms_sim_inputs(p, MS_SIM_SEED);
+    int8_t *in = sim_inputs(p, SIM_SEED);
     size_t n = (size_t)(p->M * p->K + p->K * p->N);
     unsigned char *bytes = malloc(2 * n + 1);
     f = fopen(copy, "rb");
@@ -447,12 +448,12 @@ static void simulated(const sp_target *t, const sp_problem *p, const sp_candidat
             fprintf(stderr, "  candidate %zu: %s\n", i, m[i].detail);
         cg_kernel k;
         char err[256];
-        ms_sim_result r;
-        ms_sim_options o = {.seed = 1};
+        sim_result r;
+        sim_options o = {.seed = 1};
         CHECK(cg_generate(t, p, &c[i].config, &k, err, sizeof err));
-        CHECK(ms_simulate(t, &k, &o, &r));
+        CHECK(sim_run(t, &k, &o, &r));
         CHECK(m[i].value == r.cycles);
-        ms_sim_result_free(&r);
+        sim_result_free(&r);
         cg_kernel_free(&k);
         ms_measurement before = m[i];
         b->verify(b, t, p, &c[i], &m[i]);
@@ -551,12 +552,12 @@ static void sim_output(const sp_target *t, const sp_problem *p, const sp_candida
     CHECK(system(cmd) == 0);
     size_t n = (size_t)(p->M * p->N) * 4;
     uint8_t *got = malloc(n + 1);
-    int8_t *in = ms_sim_inputs(p, MS_SIM_SEED);
+    int8_t *in = sim_inputs(p, SIM_SEED);
     f = fopen(cpath, "rb");
     CHECK(f && got && fread(got, 1, n + 1, f) == n);
     if (f)
         fclose(f);
-    CHECK(in && got && ms_sim_compare(p, in, CG_FP32, got, NULL, err, sizeof err) == 0);
+    CHECK(in && got && sim_compare(p, in, CG_FP32, got, NULL, err, sizeof err) == 0);
     free(got);
     free(in);
     cg_kernel_free(&k);

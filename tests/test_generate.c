@@ -9,7 +9,7 @@
 #include "check.h"
 #include "codegen.h"
 #include "fixtures.h"
-#include "measure.h"
+#include "sim.h"
 
 /* Every set_flag has its wait_flag per (src, dst, event); operands lie
  * inside their regions; mmad shapes agree. Returns a reason or NULL. */
@@ -81,14 +81,14 @@ static double check_one(const sp_target *t, const sp_problem *p, const sp_config
     fclose(f);
     free(text1);
     free(text2);
-    ms_sim_options o = {.functional = true, .seed = seed};
-    ms_sim_result r;
-    if (CHECK(ms_simulate(t, &k, &o, &r))) {
+    sim_options o = {.functional = true, .seed = seed};
+    sim_result r;
+    if (CHECK(sim_run(t, &k, &o, &r))) {
         if (!CHECK(r.status == MS_OK && r.checked))
             fprintf(stderr, "  simulate: %s\n", r.error);
         else
             cycles = r.cycles;
-        ms_sim_result_free(&r);
+        sim_result_free(&r);
     }
     cg_kernel_free(&k);
     return cycles;
@@ -186,19 +186,19 @@ static sp_config cfg(int st, int m, int n, int k, int db, int cores, int split)
 }
 
 /* Simulated result of c in timing mode (fast). */
-static ms_sim_result timed(const sp_target *t, const sp_problem *p, sp_config c)
+static sim_result timed(const sp_target *t, const sp_problem *p, sp_config c)
 {
     cg_kernel k;
     char err[512];
-    ms_sim_result r = {.status = MS_CRASH};
+    sim_result r = {.status = MS_CRASH};
     if (!CHECK(cg_generate(t, p, &c, &k, err, sizeof err))) {
         fprintf(stderr, "  generate: %s\n", err);
         return r;
     }
-    ms_sim_options o = {.functional = false};
-    CHECK(ms_simulate(t, &k, &o, &r));
+    sim_options o = {.functional = false};
+    CHECK(sim_run(t, &k, &o, &r));
     CHECK(r.status == MS_OK);
-    ms_sim_result_free(&r);
+    sim_result_free(&r);
     cg_kernel_free(&k);
     return r;
 }
@@ -227,8 +227,8 @@ static void timing(void)
     CHECK(c1 / c2 >= 1.6);
     /* A larger k-step with the same volume never adds load volume. */
     t = fx_ascend910();
-    ms_sim_result k32 = timed(&t, &p, cfg(SP_OS, 128, 128, 32, 0, 1, 0));
-    ms_sim_result k64 = timed(&t, &p, cfg(SP_OS, 128, 128, 64, 0, 1, 0));
+    sim_result k32 = timed(&t, &p, cfg(SP_OS, 128, 128, 32, 0, 1, 0));
+    sim_result k64 = timed(&t, &p, cfg(SP_OS, 128, 128, 64, 0, 1, 0));
     CHECK(k64.bytes[SP_GM_L1] <= k32.bytes[SP_GM_L1]);
     CHECK(k64.bytes[SP_L1_L0A] + k64.bytes[SP_L1_L0B] <= k32.bytes[SP_L1_L0A] + k32.bytes[SP_L1_L0B]);
 }

@@ -12,7 +12,7 @@
 #include "check.h"
 #include "codegen.h"
 #include "fixtures.h"
-#include "measure.h"
+#include "sim.h"
 
 /* ---- building kernels by hand ---- */
 
@@ -214,11 +214,11 @@ static cg_kernel os_kernel(const os_cfg *o)
     return k;
 }
 
-static ms_sim_result simulate(const sp_target *t, const cg_kernel *k, bool functional, bool trace)
+static sim_result simulate(const sp_target *t, const cg_kernel *k, bool functional, bool trace)
 {
-    ms_sim_options o = {.functional = functional, .seed = 7, .trace = trace};
-    ms_sim_result r;
-    CHECK(ms_simulate(t, k, &o, &r));
+    sim_options o = {.functional = functional, .seed = 7, .trace = trace};
+    sim_result r;
+    CHECK(sim_run(t, k, &o, &r));
     return r;
 }
 
@@ -247,14 +247,14 @@ static void test_timing_single(void)
     cg_kernel k = new_kernel(1, fx_problem(64, 64, 64, 1, SP_FP16));
     tile_bufs b = tile_buffers(&k.cores[0]);
     copy(&k.cores[0], whole(&k.cores[0], b.a1), gm(0, 0, 0, 64, 64));
-    ms_sim_result r = simulate(&t, &k, false, false);
+    sim_result r = simulate(&t, &k, false, false);
     CHECK_INT(r.status, MS_OK);
     CHECK(r.cycles == 128);
     CHECK(r.busy[CG_MTE2] == 128);
     CHECK(r.busy[CG_S] == 1);
     CHECK(r.bytes[SP_GM_L1] == 8192);
     CHECK_INT(r.instructions, 1);
-    ms_sim_result_free(&r);
+    sim_result_free(&r);
     cg_kernel_free(&k);
 
     /* One mmad 64x64x64: 4*4*4 fractals of 4096 MACs at 4096 MAC/cycle. */
@@ -266,7 +266,7 @@ static void test_timing_single(void)
     CHECK_INT(r.status, MS_OK);
     CHECK(r.cycles == 64);
     CHECK(r.busy[CG_M] == 64);
-    ms_sim_result_free(&r);
+    sim_result_free(&r);
     cg_kernel_free(&k);
 
     /* A partial fractal still costs a whole one: 17x16x16 is 2 fractals. */
@@ -276,7 +276,7 @@ static void test_timing_single(void)
     mmad(c, blk(b.c0, 0, 0, 17, 16), blk(b.a0, 0, 0, 17, 16), blk(b.b0, 0, 0, 16, 16), 1);
     r = simulate(&t, &k, false, false);
     CHECK(r.cycles == 2);
-    ms_sim_result_free(&r);
+    sim_result_free(&r);
     cg_kernel_free(&k);
 }
 
@@ -298,7 +298,7 @@ static void test_timing_chain(void)
     setf(c, CG_M, CG_FIX, 0);                      /* M    372..373 */
     waitf(c, CG_M, CG_FIX, 0);                     /* FIX  373..374 */
     copy(c, gm(2, 0, 0, 64, 64), whole(c, b.c0));  /* FIX  374..438: 16384 B / 256 */
-    ms_sim_result r = simulate(&t, &k, false, false);
+    sim_result r = simulate(&t, &k, false, false);
     CHECK_INT(r.status, MS_OK);
     CHECK(r.cycles == 438);
     CHECK(r.stall[CG_MTE1] == 257 - 3);
@@ -314,19 +314,19 @@ static void test_timing_chain(void)
     CHECK(r.bytes[SP_L0C_UB] == 16384);
     CHECK_INT(r.instructions, 12);
     /* The same chain computes C exactly, in the same time. */
-    ms_sim_result f = simulate(&t, &k, true, false);
+    sim_result f = simulate(&t, &k, true, false);
     CHECK_INT(f.status, MS_OK);
     CHECK_STR(f.error, "");
     CHECK(f.checked);
     CHECK(f.cycles == 438);
-    ms_sim_result_free(&f);
-    ms_sim_result_free(&r);
+    sim_result_free(&f);
+    sim_result_free(&r);
 
     /* Latencies add per instruction (ascend910: GM->L1 200, L1->L0 16, FIX 16). */
     sp_target t910 = fx_ascend910();
     r = simulate(&t910, &k, false, false);
     CHECK(r.cycles == 438 + 2 * 200 + 2 * 16 + 16);
-    ms_sim_result_free(&r);
+    sim_result_free(&r);
     cg_kernel_free(&k);
 }
 
@@ -339,9 +339,9 @@ static void test_timing_overlap_barrier(void)
     tile_bufs b = tile_buffers(c);
     copy(c, whole(c, b.a1), gm(0, 0, 0, 64, 64));
     mmad(c, whole(c, b.c0), whole(c, b.a0), whole(c, b.b0), 1);
-    ms_sim_result r = simulate(&t, &k, false, false);
+    sim_result r = simulate(&t, &k, false, false);
     CHECK(r.cycles == 128);
-    ms_sim_result_free(&r);
+    sim_result_free(&r);
     cg_kernel_free(&k);
 
     /* A barrier on MTE2 between them: S waits for the copy, mmad issues at 128. */
@@ -355,7 +355,7 @@ static void test_timing_overlap_barrier(void)
     CHECK_INT(r.status, MS_OK);
     CHECK(r.cycles == 192);
     CHECK_INT(r.instructions, 3);
-    ms_sim_result_free(&r);
+    sim_result_free(&r);
     cg_kernel_free(&k);
 }
 
@@ -378,19 +378,19 @@ static void test_timing_scalar(void)
     mmad(c, whole(c, b.c0), whole(c, b.a0), whole(c, b.b0), 1); /* M 308..372 */
     barrier(c, CG_M);                                /* S at 309, resumes at 372 */
     copy(c, gm(2, 0, 0, 64, 64), whole(c, b.c0));    /* FIX 372..436 */
-    ms_sim_result r = simulate(&t, &k, false, false);
+    sim_result r = simulate(&t, &k, false, false);
     CHECK_INT(r.status, MS_OK);
     CHECK(r.cycles == 436);
     CHECK(r.stall[CG_S] == 257 - 3);
     CHECK(r.stall[CG_M] == 0);
     CHECK(r.busy[CG_S] == 12);
-    ms_sim_result_free(&r);
+    sim_result_free(&r);
     /* Data ordered through S (the flag into S, then S's issue) is synchronised. */
     r = simulate(&t, &k, true, false);
     CHECK_INT(r.status, MS_OK);
     CHECK_STR(r.error, "");
     CHECK(r.cycles == 436);
-    ms_sim_result_free(&r);
+    sim_result_free(&r);
     cg_kernel_free(&k);
 }
 
@@ -407,11 +407,11 @@ static void test_timing_queue(void)
     for (int i = 0; i < 40; i++)
         mmad(c, whole(c, b.c0), whole(c, b.a0), whole(c, b.b0), 1);
     copy(c, whole(c, big), gm(1, 0, 0, 256, 512));
-    ms_sim_result r = simulate(&t, &k, false, false);
+    sim_result r = simulate(&t, &k, false, false);
     CHECK_INT(r.status, MS_OK);
     CHECK(r.cycles == 449 + 4096);
     CHECK(r.busy[CG_M] == 40 * 64);
-    ms_sim_result_free(&r);
+    sim_result_free(&r);
     cg_kernel_free(&k);
 }
 
@@ -428,12 +428,12 @@ static void test_timing_granules(void)
     copy(c, whole(c, b.b1), gm(0, 4, 0, 4, 64));
     /* L1 -> L0A of a 16x8 block (256 B): rounded to one 512-byte fractal. */
     copy(c, whole(c, b.a0), blk(b.a1, 0, 0, 16, 8));
-    ms_sim_result r = simulate(&t, &k, false, false);
+    sim_result r = simulate(&t, &k, false, false);
     CHECK(r.bytes[SP_GM_L1] == 2048 + 512);
     CHECK(r.bytes[SP_L1_L0A] == 512);
     CHECK(r.busy[CG_MTE2] == 32 + 8);
     CHECK(r.cycles == 40); /* the L0A copy (1 cycle, from 2) ends first */
-    ms_sim_result_free(&r);
+    sim_result_free(&r);
     cg_kernel_free(&k);
 }
 
@@ -443,12 +443,12 @@ static void test_double_buffer(void)
     os_cfg o = {.M = 128, .N = 128, .K = 512, .batch = 1, .m = 64, .n = 64, .k = 64,
                 .db = true, .cores = 1, .dtype = SP_FP16};
     cg_kernel k = os_kernel(&o);
-    ms_sim_result db = simulate(&t, &k, false, false);
+    sim_result db = simulate(&t, &k, false, false);
     CHECK_INT(db.status, MS_OK);
     cg_kernel_free(&k);
     o.db = false;
     k = os_kernel(&o);
-    ms_sim_result single = simulate(&t, &k, false, false);
+    sim_result single = simulate(&t, &k, false, false);
     CHECK_INT(single.status, MS_OK);
     cg_kernel_free(&k);
     printf("os 128x128x512 tile 64: double-buffered %.0f cycles, single %.0f\n", db.cycles,
@@ -457,8 +457,8 @@ static void test_double_buffer(void)
     /* MTE2 is the bottleneck: 2 x 8192 B per step at 64 B/cycle = 256 per step,
      * 32 steps; double buffering hides almost everything else. */
     CHECK(db.cycles >= 32 * 256 && db.cycles < 32 * 256 * 1.05);
-    ms_sim_result_free(&db);
-    ms_sim_result_free(&single);
+    sim_result_free(&db);
+    sim_result_free(&single);
 }
 
 static void test_gm_sharing(void)
@@ -474,12 +474,12 @@ static void test_gm_sharing(void)
         for (int i = 0; i < 4; i++)
             copy(c, whole(c, i % 2 ? b.b1 : b.a1), gm(0, 0, 0, 64, 64));
     }
-    ms_sim_result r1 = simulate(&t, &one, false, false), r2 = simulate(&t, &two, false, false);
+    sim_result r1 = simulate(&t, &one, false, false), r2 = simulate(&t, &two, false, false);
     CHECK(r1.cycles == 512);
     CHECK(r2.cycles == 1024);
     CHECK(r2.busy[CG_MTE2] == 2 * 1024);
-    ms_sim_result_free(&r1);
-    ms_sim_result_free(&r2);
+    sim_result_free(&r1);
+    sim_result_free(&r2);
     cg_kernel_free(&one);
     cg_kernel_free(&two);
 
@@ -493,14 +493,14 @@ static void test_gm_sharing(void)
     copy(&two.cores[1], whole(&two.cores[1], b1.a1), gm(0, 0, 0, 32, 64));
     r2 = simulate(&t, &two, false, false);
     CHECK(fabs(r2.cycles - 320) < 1e-9);
-    ms_sim_result_free(&r2);
+    sim_result_free(&r2);
     /* Latency is not shared: 200 cycles before each data phase shift the same
      * shape by 200 (first copies) and 200 again (core 0's second copy). */
     sp_target tl = t;
     tl.path[SP_GM_L1].latency = 200;
     r2 = simulate(&tl, &two, false, false);
     CHECK(fabs(r2.cycles - (320 + 400)) < 1e-9);
-    ms_sim_result_free(&r2);
+    sim_result_free(&r2);
     cg_kernel_free(&two);
 
     /* An OS kernel split over 2 cores vs 1 when GM bandwidth is the limit:
@@ -516,8 +516,8 @@ static void test_gm_sharing(void)
     r2 = simulate(&tg, &k2, false, false);
     CHECK(r2.cycles < r1.cycles);
     CHECK(r2.cycles > r1.cycles / 2 * 1.2);
-    ms_sim_result_free(&r1);
-    ms_sim_result_free(&r2);
+    sim_result_free(&r1);
+    sim_result_free(&r2);
     cg_kernel_free(&k1);
     cg_kernel_free(&k2);
 }
@@ -528,14 +528,14 @@ static void expect_exact(const os_cfg *o, const char *what)
 {
     sp_target t = fx_round();
     cg_kernel k = os_kernel(o);
-    ms_sim_result r = simulate(&t, &k, true, false);
+    sim_result r = simulate(&t, &k, true, false);
     if (!CHECK_INT(r.status, MS_OK))
         fprintf(stderr, "  %s: %s\n", what, r.error);
     CHECK(r.checked);
-    ms_sim_result timing = simulate(&t, &k, false, false);
+    sim_result timing = simulate(&t, &k, false, false);
     CHECK(timing.cycles == r.cycles);
-    ms_sim_result_free(&r);
-    ms_sim_result_free(&timing);
+    sim_result_free(&r);
+    sim_result_free(&timing);
     cg_kernel_free(&k);
 }
 
@@ -611,7 +611,7 @@ static void test_wrong_results(void)
     setf(c, CG_M, CG_FIX, 0);
     waitf(c, CG_M, CG_FIX, 0);
     copy(c, gm(2, 0, 0, 64, 64), whole(c, b.c0));
-    ms_sim_result r = simulate(&t, &k, true, false);
+    sim_result r = simulate(&t, &k, true, false);
     CHECK_INT(r.status, MS_WRONG);
     CHECK(r.checked);
     double got = 0, want = 0;
@@ -620,7 +620,7 @@ static void test_wrong_results(void)
     CHECK(want == reference(&k, 7, 0, 0));
     CHECK(got != want);
     CHECK_STR(tail, "(4096 of 4096 elements wrong)");
-    ms_sim_result_free(&r);
+    sim_result_free(&r);
     cg_kernel_free(&k);
 
     /* The first C tile of a 32x64 problem stored into the second's block (which
@@ -633,12 +633,12 @@ static void test_wrong_results(void)
     r = simulate(&t, &k, true, false);
     CHECK_INT(r.status, MS_WRONG);
     CHECK_STR(r.error, "C[0][0] never written (1024 of 2048 elements wrong)");
-    ms_sim_result_free(&r);
+    sim_result_free(&r);
     /* Timing mode does not look at data. */
     r = simulate(&t, &k, false, false);
     CHECK_INT(r.status, MS_OK);
     CHECK(!r.checked);
-    ms_sim_result_free(&r);
+    sim_result_free(&r);
     cg_kernel_free(&k);
 }
 
@@ -647,10 +647,10 @@ static void test_wrong_results(void)
 static void expect_error(const sp_target *t, const cg_kernel *k, bool functional, int status,
                          const char *msg)
 {
-    ms_sim_result r = simulate(t, k, functional, false);
+    sim_result r = simulate(t, k, functional, false);
     CHECK_INT(r.status, status);
     CHECK_STR(r.error, msg);
-    ms_sim_result_free(&r);
+    sim_result_free(&r);
 }
 
 static void test_errors(void)
@@ -696,10 +696,10 @@ static void test_errors(void)
     mmad(c, whole(c, b.c0), whole(c, b.a0), whole(c, b.b0), 1);
     barrier(c, CG_M);
     copy(c, gm(2, 0, 0, 64, 64), whole(c, b.c0));
-    ms_sim_result r = simulate(&t, &k, true, false);
+    sim_result r = simulate(&t, &k, true, false);
     CHECK_INT(r.status, MS_OK);
     CHECK_STR(r.error, "");
-    ms_sim_result_free(&r);
+    sim_result_free(&r);
     cg_kernel_free(&k);
 
     /* Buffer overflow and misalignment. */
@@ -778,13 +778,13 @@ static void test_trace(void)
     os_cfg o = {.M = 40, .N = 32, .K = 64, .batch = 1, .m = 32, .n = 32, .k = 32,
                 .db = true, .cores = 2, .dtype = SP_FP16};
     cg_kernel k = os_kernel(&o);
-    ms_sim_result r = simulate(&t, &k, true, true);
+    sim_result r = simulate(&t, &k, true, true);
     CHECK_INT(r.status, MS_OK);
     const char *path = "test_sim_trace.json"; /* in the working (build) directory */
     FILE *f = fopen(path, "w+");
     CHECK(f != NULL);
     if (f) {
-        CHECK(ms_sim_write_trace(f, &t, &r));
+        CHECK(sim_write_trace(f, &t, &r));
         rewind(f);
         fseek(f, 0, SEEK_END);
         long len = ftell(f);
@@ -805,7 +805,7 @@ static void test_trace(void)
         free(text);
         remove(path); /* loaded as JSON by python3: tests/cli_tools.sh */
     }
-    ms_sim_result_free(&r);
+    sim_result_free(&r);
     cg_kernel_free(&k);
 }
 
@@ -813,15 +813,15 @@ static void test_trace(void)
 
 typedef struct {
     cg_kernel k;
-    ms_sim_result r;
+    sim_result r;
 } job;
 
 static int run_job(void *arg)
 {
     job *j = arg;
     sp_target t = fx_round();
-    ms_sim_options o = {.functional = true, .seed = 11};
-    return ms_simulate(&t, &j->k, &o, &j->r) ? 0 : 1;
+    sim_options o = {.functional = true, .seed = 11};
+    return sim_run(&t, &j->k, &o, &j->r) ? 0 : 1;
 }
 
 static void test_concurrent(void)
@@ -841,13 +841,13 @@ static void test_concurrent(void)
         CHECK_INT(rc, 0);
         CHECK_INT(jobs[i].r.status, MS_OK);
         /* the same kernel alone gives the same figures */
-        ms_sim_result alone;
+        sim_result alone;
         sp_target t = fx_round();
-        ms_sim_options o = {.functional = true, .seed = 11};
-        CHECK(ms_simulate(&t, &jobs[i].k, &o, &alone));
+        sim_options o = {.functional = true, .seed = 11};
+        CHECK(sim_run(&t, &jobs[i].k, &o, &alone));
         CHECK(alone.cycles == jobs[i].r.cycles);
-        ms_sim_result_free(&alone);
-        ms_sim_result_free(&jobs[i].r);
+        sim_result_free(&alone);
+        sim_result_free(&jobs[i].r);
         cg_kernel_free(&jobs[i].k);
     }
 }
@@ -863,19 +863,19 @@ static void bench(bool strict)
                 .db = true, .cores = 1, .dtype = SP_FP16};
     cg_kernel k = os_kernel(&o);
     size_t n = cg_kernel_size(&k);
-    ms_sim_result r;
-    ms_sim_options opt = {0};
+    sim_result r;
+    sim_options opt = {0};
     double best = 0;
     for (int rep = 0; rep < 7; rep++) { /* the best of 7: machines are noisy */
         struct timespec a, b;
         timespec_get(&a, TIME_UTC);
-        CHECK(ms_simulate(&t, &k, &opt, &r));
+        CHECK(sim_run(&t, &k, &opt, &r));
         timespec_get(&b, TIME_UTC);
         double s = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
         CHECK_INT(r.status, MS_OK);
         if (n / s > best)
             best = (double)n / s;
-        ms_sim_result_free(&r);
+        sim_result_free(&r);
     }
     printf("timing mode: %zu instructions, %.0f cycles, %.3g instructions/s\n", n, r.cycles, best);
     if (strict)

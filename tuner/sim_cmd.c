@@ -7,9 +7,9 @@
 
 #include "base.h"
 #include "codegen.h"
-#include "measure.h"
 #include "results.h"
 #include "script.h"
+#include "sim.h"
 #include "tuner.h"
 
 static const char usage_text[] =
@@ -20,7 +20,7 @@ static const char usage_text[] =
 
 static int usage(const char *why) { return tn_usage("sim", usage_text, why); }
 
-static void report_csv(const ms_sim_result *r)
+static void report_csv(const sim_result *r)
 {
     printf("cycles,instructions,status");
     for (int p = 0; p < CG_NPIPE; p++)
@@ -42,7 +42,7 @@ static void report_csv(const ms_sim_result *r)
 }
 
 static void report_text(const char *path, const cg_kernel *k, const sp_target *t,
-                        const ms_sim_result *r)
+                        const sim_result *r)
 {
     const sp_config *c = &k->config;
     const sp_problem *p = &k->problem;
@@ -73,22 +73,22 @@ static void report_text(const char *path, const cg_kernel *k, const sp_target *t
 /* Writes C, little-endian. */
 static bool write_c(FILE *f, void *ctx)
 {
-    const ms_sim_result *r = ctx;
-    ms_le_bytes(r->c, r->c_bytes, 4);
+    const sim_result *r = ctx;
+    sim_le_bytes(r->c, r->c_bytes, 4);
     bool ok = fwrite(r->c, 1, r->c_bytes, f) == r->c_bytes;
-    ms_le_bytes(r->c, r->c_bytes, 4);
+    sim_le_bytes(r->c, r->c_bytes, 4);
     return ok;
 }
 
 typedef struct {
     const sp_target *t;
-    const ms_sim_result *r;
+    const sim_result *r;
 } trace_job;
 
 static bool write_trace(FILE *f, void *ctx)
 {
     const trace_job *j = ctx;
-    return ms_sim_write_trace(f, j->t, j->r);
+    return sim_write_trace(f, j->t, j->r);
 }
 
 int tn_sim(int argc, char **argv)
@@ -148,11 +148,11 @@ int tn_sim(int argc, char **argv)
         cg_kernel_free(&k);
         return TN_ERROR;
     }
-    ms_sim_options so = {.functional = check || output, .seed = MS_SIM_SEED, .trace = trace != NULL,
-                         .keep_c = output != NULL};
-    ms_sim_result r;
+    sim_options so = {.functional = check || output, .seed = SIM_SEED, .trace = trace != NULL,
+                      .keep_c = output != NULL};
+    sim_result r;
     int rc = TN_OK;
-    if (!ms_simulate(&t, &k, &so, &r)) {
+    if (!sim_run(&t, &k, &so, &r)) {
         tn_error("%s: out of memory simulating", path);
         cg_kernel_free(&k);
         return TN_ERROR;
@@ -175,7 +175,7 @@ int tn_sim(int argc, char **argv)
             rc = TN_ERROR;
         }
     }
-    ms_sim_result_free(&r);
+    sim_result_free(&r);
     cg_kernel_free(&k);
     return rc;
 }

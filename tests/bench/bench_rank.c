@@ -9,7 +9,7 @@
 #include "bench/rank.h"
 #include "codegen.h"
 #include "fixtures.h"
-#include "measure.h"
+#include "sim.h"
 
 int main(int argc, char **argv)
 {
@@ -45,13 +45,13 @@ int main(int argc, char **argv)
                 failed++;
                 continue;
             }
-            ms_sim_options o = {.functional = false};
-            ms_sim_result r;
-            if (ms_simulate(&t, &kern, &o, &r) && r.status == MS_OK)
+            sim_options o = {.functional = false};
+            sim_result r;
+            if (sim_run(&t, &kern, &o, &r) && r.status == MS_OK)
                 sim[i] = r.cycles, ok[i] = true;
             else
                 failed++;
-            ms_sim_result_free(&r);
+            sim_result_free(&r);
             instrs += cg_kernel_size(&kern);
             cg_kernel_free(&kern);
         }

@@ -9,9 +9,9 @@
 
 #include "codegen.h"
 #include "fixtures.h"
-#include "measure.h"
 #include "search.h"
 #include "search_drive.h"
+#include "sim.h"
 
 /* BERT-base/large-like layers and odd sizes with tails, dims 64..1024. */
 static const long shapes[][3] = {
@@ -52,13 +52,13 @@ static int simulate_all(const sp_target *t, const sp_problem *p, table *tb)
             failed++;
             continue;
         }
-        ms_sim_options o = {.functional = false};
-        ms_sim_result r;
-        if (ms_simulate(t, &k, &o, &r) && r.status == MS_OK)
+        sim_options o = {.functional = false};
+        sim_result r;
+        if (sim_run(t, &k, &o, &r) && r.status == MS_OK)
             tb->cycles[i] = r.cycles;
         else
             failed++;
-        ms_sim_result_free(&r);
+        sim_result_free(&r);
         cg_kernel_free(&k);
     }
     tb->opt = INFINITY;

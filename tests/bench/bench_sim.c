@@ -7,7 +7,7 @@
 
 #include "codegen.h"
 #include "fixtures.h"
-#include "measure.h"
+#include "sim.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -26,16 +26,16 @@ static void bench(const char *what, const sp_problem *p, sp_config c, int reps, 
     }
     double *sec = malloc((size_t)reps * sizeof *sec), cycles = 0;
     for (int r = 0; r < reps; r++) {
-        ms_sim_options o = {.functional = functional, .seed = 1};
-        ms_sim_result res;
+        sim_options o = {.functional = functional, .seed = 1};
+        sim_result res;
         double t0 = omp_get_wtime();
-        if (!ms_simulate(&t, &k, &o, &res) || res.status != MS_OK) {
+        if (!sim_run(&t, &k, &o, &res) || res.status != MS_OK) {
             fprintf(stderr, "bench_sim: %s: %s\n", what, res.error);
             exit(1);
         }
         sec[r] = omp_get_wtime() - t0;
         cycles = res.cycles;
-        ms_sim_result_free(&res);
+        sim_result_free(&res);
     }
     qsort(sec, (size_t)reps, sizeof *sec, cmp_double);
     size_t n = cg_kernel_size(&k);

@@ -5,8 +5,8 @@
 #include "fuzz.h"
 
 #include "codegen.h"
-#include "measure.h"
 #include "script.h"
+#include "sim.h"
 
 /* What one simulation may touch: GM tensors of at most 2^20 elements each and
  * at most 4096 instructions (the format allows 2^31 x 2^31 tensors, which the
@@ -88,11 +88,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     const sp_target *t = target(k.target);
     if (t && small(&k)) {
-        ms_sim_options o = {.functional = true, .seed = 1};
-        ms_sim_result r;
-        FZ_CHECK(ms_simulate(t, &k, &o, &r));
+        sim_options o = {.functional = true, .seed = 1};
+        sim_result r;
+        FZ_CHECK(sim_run(t, &k, &o, &r));
         FZ_CHECK(r.status == MS_OK || (r.error[0] && !strchr(r.error, '\n')));
-        ms_sim_result_free(&r);
+        sim_result_free(&r);
     }
     cg_kernel_free(&k);
     return 0;

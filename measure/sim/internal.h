@@ -1,5 +1,5 @@
-/* sim_internal.h — private state of the cycle-level NPU simulator, shared by its
- * engine (sim.c), decoder (sim_decode.c), data model (sim_data.c) and trace (sim_trace.c). */
+/* internal.h — private state of the cycle-level NPU simulator, shared by its
+ * engine (engine.c), decoder (decode.c), data model (data.c) and trace (trace.c). */
 #ifndef NPU_TUNE_SIM_INTERNAL_H
 #define NPU_TUNE_SIM_INTERNAL_H
 
@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "measure.h"
+#include "sim.h"
 
 #define SIM_QDEPTH 32     /* issued-but-not-started instructions per pipe queue */
 #define SIM_INF HUGE_VAL
@@ -107,7 +107,7 @@ typedef struct {
 typedef struct {
     const sp_target *t;
     const cg_kernel *k;
-    ms_sim_result *r;
+    sim_result *r;
     bool functional;
     uint64_t seed;
     bool stop, oom;
@@ -122,7 +122,7 @@ typedef struct {
     /* tournament tree over cores' next event times */
     double *cmin;
     int *tree, tsize;
-    /* functional: GM tensors, their inputs (ms_sim_inputs), and which C elements were
+    /* functional: GM tensors, their inputs (sim_inputs), and which C elements were
      * written */
     uint8_t *gmem[3];
     int8_t *in;
@@ -149,14 +149,14 @@ static inline const cg_buf *sim_region(const cg_buf *tensors, const cg_core *c,
 void sim_instr_text(char *buf, size_t n, const cg_buf *tensors, const cg_core *c,
                     const cg_instr *in);
 
-/* sim_decode.c: checks the target, tensors and buffers before a run (program
+/* decode.c: checks the target, tensors and buffers before a run (program
  * errors stop it via sim_fail) and tabulates the regions; false when out of memory. */
 bool sim_check(sim *s);
 /* Checks instruction idx of core c and decodes it into o; false (after
  * sim_fail) on a program error. */
 bool sim_decode(sim *s, const sim_core *c, uint32_t idx, sim_op *o);
 
-/* ---- sim_data.c: functional mode ---- */
+/* ---- data.c: functional mode ---- */
 
 /* Allocates GM tensors (inputs from the seed) and each core's memories and
  * clocks; false when out of memory (a tensor that does not fit the problem
@@ -172,7 +172,7 @@ void sim_data_check(sim *s);
 /* Frees what sim_data_init allocated (safe after a partial init). */
 void sim_data_free(sim *s);
 
-/* ---- sim_trace.c ---- */
+/* ---- trace.c ---- */
 
 /* Starts a trace (a copy of the kernel's code for naming spans); false when
  * out of memory. */

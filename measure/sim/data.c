@@ -1,4 +1,4 @@
-/* sim_data.c — the simulator's functional mode: real bytes in GM and on-chip buffers,
+/* data.c — the simulator's functional mode: real bytes in GM and on-chip buffers,
  * vector-clock hazard checks per memory granule, and the exact check of C. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,7 +6,7 @@
 
 #include <gsl/gsl_rng.h>
 
-#include "sim_internal.h"
+#include "internal.h"
 
 #define GARBAGE 0x3c /* fill of on-chip memory: nonzero, non-integer as fp16 or fp32 */
 
@@ -94,7 +94,7 @@ static void store(int elem, uint8_t *p, double v)
 
 /* ---- the inputs ---- */
 
-int8_t *ms_sim_inputs(const sp_problem *p, uint64_t seed)
+int8_t *sim_inputs(const sp_problem *p, uint64_t seed)
 {
     size_t b = (size_t)(p->batch > 0 ? p->batch : 1);
     size_t n = b * (size_t)p->M * (size_t)p->K + b * (size_t)p->K * (size_t)p->N;
@@ -124,7 +124,7 @@ static void store_inputs(const cg_kernel *k, const int8_t *in, uint8_t *a, uint8
     }
 }
 
-void ms_le_bytes(uint8_t *p, size_t n, int es)
+void sim_le_bytes(uint8_t *p, size_t n, int es)
 {
     const uint16_t one = 1;
     if (*(const uint8_t *)&one == 1)
@@ -137,7 +137,7 @@ void ms_le_bytes(uint8_t *p, size_t n, int es)
         }
 }
 
-uint8_t *ms_sim_input_bytes(const cg_kernel *k, const int8_t *in, size_t *len)
+uint8_t *sim_input_bytes(const cg_kernel *k, const int8_t *in, size_t *len)
 {
     size_t na = (size_t)k->tensors[0].rows * (size_t)k->tensors[0].cols *
                 (size_t)cg_elem_size(k->tensors[0].elem);
@@ -147,8 +147,8 @@ uint8_t *ms_sim_input_bytes(const cg_kernel *k, const int8_t *in, size_t *len)
     if (!bytes)
         return NULL;
     store_inputs(k, in, bytes, bytes + na);
-    ms_le_bytes(bytes, na, cg_elem_size(k->tensors[0].elem));
-    ms_le_bytes(bytes + na, nb, cg_elem_size(k->tensors[1].elem));
+    sim_le_bytes(bytes, na, cg_elem_size(k->tensors[0].elem));
+    sim_le_bytes(bytes + na, nb, cg_elem_size(k->tensors[1].elem));
     *len = na + nb;
     return bytes;
 }
@@ -222,7 +222,7 @@ bool sim_data_init(sim *s)
         if (!s->gmem[i] || (i == 2 && !s->written))
             return false;
     }
-    if (!(s->in = ms_sim_inputs(&s->k->problem, s->seed)))
+    if (!(s->in = sim_inputs(&s->k->problem, s->seed)))
         return false;
     store_inputs(s->k, s->in, s->gmem[0], s->gmem[1]);
     for (int ci = 0; ci < s->ncores; ci++)
@@ -487,8 +487,8 @@ static void reference_row(const sp_problem *p, const int8_t *in, int64_t r, int6
     }
 }
 
-int64_t ms_sim_compare(const sp_problem *p, const int8_t *in, int elem, const uint8_t *c,
-                       const uint8_t *written, char *why, size_t len)
+int64_t sim_compare(const sp_problem *p, const int8_t *in, int elem, const uint8_t *c,
+                    const uint8_t *written, char *why, size_t len)
 {
     int64_t b = p->batch > 0 ? p->batch : 1, M = p->M, N = p->N;
     int es = cg_elem_size(elem);
@@ -536,8 +536,8 @@ int64_t ms_sim_compare(const sp_problem *p, const int8_t *in, int elem, const ui
 void sim_data_check(sim *s)
 {
     char why[sizeof s->r->error];
-    int64_t wrong = ms_sim_compare(&s->k->problem, s->in, s->k->tensors[2].elem, s->gmem[2],
-                                   s->written, why, sizeof why);
+    int64_t wrong = sim_compare(&s->k->problem, s->in, s->k->tensors[2].elem, s->gmem[2],
+                                s->written, why, sizeof why);
     if (wrong < 0) {
         s->oom = true;
         return;

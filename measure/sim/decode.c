@@ -1,10 +1,10 @@
-/* sim_decode.c — the simulator's static pass: checks buffers and instructions for
+/* decode.c — the simulator's static pass: checks buffers and instructions for
  * program errors and precomputes each instruction's pipe, path, bytes and duration. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim_internal.h"
+#include "internal.h"
 
 static int64_t round_up(int64_t x, int64_t unit)
 {

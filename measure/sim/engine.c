@@ -1,11 +1,11 @@
-/* sim.c — the cycle-level NPU simulator's engine: per-core scalar issue, in-order
+/* engine.c — the cycle-level NPU simulator's engine: per-core scalar issue, in-order
  * pipe queues, flags and barriers, GM bandwidth shared between cores, in time order. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim_internal.h"
+#include "internal.h"
 
 void sim_where(char *buf, size_t n, const sim *s, int core, uint32_t idx)
 {
@@ -462,10 +462,9 @@ static void sim_free(sim *s)
     free(s->tree);
 }
 
-bool ms_simulate(const sp_target *t, const cg_kernel *k, const ms_sim_options *o,
-                 ms_sim_result *r)
+bool sim_run(const sp_target *t, const cg_kernel *k, const sim_options *o, sim_result *r)
 {
-    static const ms_sim_options defaults = {0};
+    static const sim_options defaults = {0};
     if (!o)
         o = &defaults;
     memset(r, 0, sizeof *r);
@@ -525,14 +524,14 @@ bool ms_simulate(const sp_target *t, const cg_kernel *k, const ms_sim_options *o
     }
     sim_free(&s);
     if (!ok) {
-        ms_sim_result_free(r);
+        sim_result_free(r);
         r->status = MS_CRASH;
         snprintf(r->error, sizeof r->error, "out of memory");
     }
     return ok;
 }
 
-void ms_sim_result_free(ms_sim_result *r)
+void sim_result_free(sim_result *r)
 {
     if (!r)
         return;

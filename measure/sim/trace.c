@@ -1,11 +1,11 @@
-/* sim_trace.c — the simulator's trace: spans recorded per pipe during a run and
+/* trace.c — the simulator's trace: spans recorded per pipe during a run and
  * written as Chrome trace JSON (Perfetto, chrome://tracing); instruction texts. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim_internal.h"
+#include "internal.h"
 
 static int operand_text(char *buf, size_t n, const cg_buf *tensors, const cg_core *c,
                         const cg_operand *o)
@@ -131,7 +131,7 @@ static void json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-bool ms_sim_write_trace(FILE *f, const sp_target *t, const ms_sim_result *r)
+bool sim_write_trace(FILE *f, const sp_target *t, const sim_result *r)
 {
     const sim_trace *tr = r->trace;
     double us = t->clock_mhz > 0 ? 1.0 / t->clock_mhz : 1e-3; /* microseconds per cycle */
