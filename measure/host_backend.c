@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen.h"
+#include "host.h"
 #include "measure.h"
 
 typedef struct {
@@ -31,7 +33,7 @@ static void relay_done(void *ctx, size_t j, const ms_measurement *m)
 /* The jobs of candidates c[0..n) (symbols nt_k<i> in syms): returns how
  * many; idx[j] is job j's candidate. A candidate without one (the generator
  * refused it, or memory ran out) has its out[] set. */
-static size_t make_jobs(const sp_problem *p, const sp_candidate *c, size_t n, ms_host_job *jobs,
+static size_t make_jobs(const sp_problem *p, const sp_candidate *c, size_t n, hs_job *jobs,
                         char (*syms)[32], size_t *idx, ms_measurement *out)
 {
     size_t nj = 0;
@@ -48,13 +50,13 @@ static size_t make_jobs(const sp_problem *p, const sp_candidate *c, size_t n, ms
             out[i].status = MS_ILLEGAL;
             continue;
         }
-        jobs[nj] = (ms_host_job){.source = src, .symbol = syms[nj], .problem = p};
+        jobs[nj] = (hs_job){.source = src, .symbol = syms[nj], .problem = p};
         idx[nj++] = i;
     }
     return nj;
 }
 
-static void free_jobs(ms_host_job *jobs, size_t nj, char (*syms)[32], size_t *idx)
+static void free_jobs(hs_job *jobs, size_t nj, char (*syms)[32], size_t *idx)
 {
     for (size_t j = 0; j < nj; j++)
         free((char *)jobs[j].source);
@@ -67,7 +69,7 @@ static void host_batch(ms_backend *b, const sp_target *t, const sp_problem *p,
 {
     (void)t;
     host_state *st = b->state;
-    ms_host_job *jobs = calloc(n ? n : 1, sizeof *jobs);
+    hs_job *jobs = calloc(n ? n : 1, sizeof *jobs);
     char (*syms)[32] = calloc(n ? n : 1, sizeof *syms);
     size_t *idx = calloc(n ? n : 1, sizeof *idx);
     ms_measurement *got = calloc(n ? n : 1, sizeof *got);
@@ -80,8 +82,8 @@ static void host_batch(ms_backend *b, const sp_target *t, const sp_problem *p,
     if (nj) {
         relay r = {idx, out, done, ctx};
         char err[256];
-        if (!ms_host_run(jobs, nj, st->workdir, st->timeout, got, relay_done, &r, err,
-                         sizeof err))
+        if (!hs_run(jobs, nj, st->workdir, st->timeout, got, relay_done, &r, err,
+                    sizeof err))
             for (size_t j = 0; j < nj; j++) {
                 ms_measurement *m = &out[idx[j]];
                 m->status = MS_CRASH;
@@ -94,27 +96,27 @@ static void host_batch(ms_backend *b, const sp_target *t, const sp_problem *p,
     free(got);
 }
 
-/* The final: candidates c[0..n) side by side (ms_host_final; at most
- * MS_HOST_FINAL_MAX, the rest are not run and keep status crash). */
+/* The final: candidates c[0..n) side by side (hs_final; at most
+ * HS_FINAL_MAX, the rest are not run and keep status crash). */
 static void host_final(ms_backend *b, const sp_target *t, const sp_problem *p,
                        const sp_candidate *c, size_t n, ms_measurement *out)
 {
     (void)t;
     host_state *st = b->state;
-    size_t k = n < MS_HOST_FINAL_MAX ? n : MS_HOST_FINAL_MAX;
-    ms_host_job *jobs = calloc(k ? k : 1, sizeof *jobs);
+    size_t k = n < HS_FINAL_MAX ? n : HS_FINAL_MAX;
+    hs_job *jobs = calloc(k ? k : 1, sizeof *jobs);
     char (*syms)[32] = calloc(k ? k : 1, sizeof *syms);
     size_t *idx = calloc(k ? k : 1, sizeof *idx);
-    ms_measurement got[MS_HOST_FINAL_MAX];
+    ms_measurement got[HS_FINAL_MAX];
     for (size_t i = k; i < n; i++) {
         memset(&out[i], 0, sizeof out[i]);
         out[i].status = MS_CRASH;
         snprintf(out[i].detail, sizeof out[i].detail, "not run: a final takes at most %d",
-                 MS_HOST_FINAL_MAX);
+                 HS_FINAL_MAX);
     }
     size_t nj = make_jobs(p, c, k, jobs, syms, idx, out);
     char err[256];
-    bool ran = nj && ms_host_final(jobs, nj, st->workdir, st->timeout, got, err, sizeof err);
+    bool ran = nj && hs_final(jobs, nj, st->workdir, st->timeout, got, err, sizeof err);
     for (size_t j = 0; j < nj; j++) {
         out[idx[j]] = got[j];
         if (!ran) {

@@ -12,7 +12,7 @@ set_tests_properties(host_gen_kernels host_gen_clang PROPERTIES TIMEOUT 300 SKIP
 # OpenBLAS is loaded at run time (dlopen) when present; it is not a build dependency.
 add_executable(bench_host_kernel ${CMAKE_CURRENT_LIST_DIR}/bench/bench_host_kernel.c)
 target_include_directories(bench_host_kernel PRIVATE ${CMAKE_CURRENT_LIST_DIR})
-target_link_libraries(bench_host_kernel PRIVATE codegen measure space GSL::gsl ${CMAKE_DL_LIBS})
+target_link_libraries(bench_host_kernel PRIVATE codegen npuhost space GSL::gsl ${CMAKE_DL_LIBS})
 # The bench: tune the bench shapes at 1 and 2 threads, then those kernels against OpenBLAS.
 add_test(NAME bench_host_kernel
          COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/bench/host_bench.sh $<TARGET_FILE:npu-tune>
@@ -26,7 +26,7 @@ add_test(NAME host_bench_fixed COMMAND bench_host_kernel --check-fixed)
 # an earlier build's journal would not resume).
 add_executable(bench_host_model ${CMAKE_CURRENT_LIST_DIR}/bench/bench_host_model.c)
 target_include_directories(bench_host_model PRIVATE ${CMAKE_CURRENT_LIST_DIR})
-target_link_libraries(bench_host_model PRIVATE measure space GSL::gsl)
+target_link_libraries(bench_host_model PRIVATE npuhost space GSL::gsl)
 add_test(NAME bench_host_model
          COMMAND sh -c "rm -rf \"$1\" && NPU_TUNE_OUT=\"$1\" \"$2\" --quiet \"$3\" && \"$4\" \"$1/host-sample.csv\""
                  bench_host_model ${CMAKE_CURRENT_BINARY_DIR}/host-sample $<TARGET_FILE:npu-tune>
@@ -36,14 +36,14 @@ set_tests_properties(bench_host_model PROPERTIES LABELS bench TIMEOUT 1800)
 # The micro-kernels' ceiling: each register tile in L1 and streaming B from L2.
 add_executable(bench_host_ukr ${CMAKE_CURRENT_LIST_DIR}/bench/bench_host_ukr.c)
 target_include_directories(bench_host_ukr PRIVATE ${CMAKE_CURRENT_LIST_DIR})
-target_link_libraries(bench_host_ukr PRIVATE codegen measure space GSL::gsl ${CMAKE_DL_LIBS})
+target_link_libraries(bench_host_ukr PRIVATE codegen npuhost space GSL::gsl ${CMAKE_DL_LIBS})
 add_test(NAME bench_host_ukr COMMAND bench_host_ukr)
 set_tests_properties(bench_host_ukr PROPERTIES LABELS bench TIMEOUT 600)
 
 # Configs of one shape side by side (not run by ctest: its arguments are the question).
 add_executable(bench_host_configs ${CMAKE_CURRENT_LIST_DIR}/bench/bench_host_configs.c)
 target_include_directories(bench_host_configs PRIVATE ${CMAKE_CURRENT_LIST_DIR})
-target_link_libraries(bench_host_configs PRIVATE codegen measure space GSL::gsl)
+target_link_libraries(bench_host_configs PRIVATE codegen npuhost space GSL::gsl)
 # ... and a quick run of it in the default suite: two configs (one on 2 threads) verified
 # and timed in one final.
 add_test(NAME host_configs COMMAND bench_host_configs 100x70x50 "WS 48 64 32 0 1 M 6x16"

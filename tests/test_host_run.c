@@ -14,7 +14,7 @@
 #include "base.h"
 #include "check.h"
 #include "codegen.h"
-#include "measure.h"
+#include "host.h"
 #include "procs.h"
 
 #define SIG "(int M, int N, int K, const float *A, int lda, const float *B, int ldb, float *C, int ldc)"
@@ -322,16 +322,16 @@ static void large_k(void)
         for (int d = 0; d < 3; d++)
             p[d] = (sp_problem){.name = "largek", .M = 24, .N = 40, .K = ks[q], .batch = 1,
                                 .dtype = d == 0 ? SP_FP32 : d == 1 ? SP_BF16 : SP_FP16};
-        ms_host_job jobs[NCASE];
+        hs_job jobs[NCASE];
         ms_measurement out[NCASE];
         for (int i = 0; i < NCASE; i++) {
             const sp_problem *pi = &p[cases[i].dtype == SP_FP32 ? 0 : cases[i].dtype == SP_BF16 ? 1 : 2];
-            jobs[i] = (ms_host_job){kernel16(cases[i].tmpl, cases[i].symbol, "", cases[i].fp16,
-                                             cases[i].drop),
-                                    cases[i].symbol, pi};
+            jobs[i] = (hs_job){kernel16(cases[i].tmpl, cases[i].symbol, "", cases[i].fp16,
+                                        cases[i].drop),
+                               cases[i].symbol, pi};
         }
         char err[256];
-        CHECK(ms_host_run(jobs, NCASE, workdir, 20, out, NULL, NULL, err, sizeof err));
+        CHECK(hs_run(jobs, NCASE, workdir, 20, out, NULL, NULL, err, sizeof err));
         printf("K = %lld:\n", (long long)ks[q]);
         for (int i = 0; i < NCASE; i++) {
             show(cases[i].symbol, &out[i]);
@@ -360,7 +360,7 @@ static void generated_large_k(void)
     static const sp_dtype dtypes[] = {SP_FP32, SP_BF16, SP_FP16};
     enum { NCFG = sizeof cfg / sizeof *cfg, NDT = sizeof dtypes / sizeof *dtypes };
     sp_problem p[NDT];
-    ms_host_job jobs[NCFG * NDT];
+    hs_job jobs[NCFG * NDT];
     ms_measurement out[NCFG * NDT];
     char sym[NCFG * NDT][16], err[256];
     for (int d = 0; d < NDT; d++) {
@@ -372,10 +372,10 @@ static void generated_large_k(void)
             char *text = cg_host_text(&cfg[c], dtypes[d], sym[i], err, sizeof err);
             if (!CHECK(text != NULL))
                 fprintf(stderr, "  %s: %s\n", sym[i], err);
-            jobs[i] = (ms_host_job){text ? text : strdup(""), sym[i], &p[d]};
+            jobs[i] = (hs_job){text ? text : strdup(""), sym[i], &p[d]};
         }
     }
-    CHECK(ms_host_run(jobs, NCFG * NDT, workdir, 20, out, NULL, NULL, err, sizeof err));
+    CHECK(hs_run(jobs, NCFG * NDT, workdir, 20, out, NULL, NULL, err, sizeof err));
     for (int i = 0; i < NCFG * NDT; i++) {
         show(sym[i], &out[i]);
         check_ok(&out[i], jobs[i].problem);
@@ -395,14 +395,14 @@ static int crowded_kernel(void)
     sp_problem square = {.name = "square", .M = 96, .N = 80, .K = 72, .batch = 1, .dtype = SP_FP32};
     ms_measurement out[2];
     char err[256];
-    ms_host_job cjobs[2] = {{kernel(crowded, "c_crowded", ""), "c_crowded", &square},
-                            {kernel(naive, "c_naive", ""), "c_naive", &square}};
-    CHECK(ms_host_run(cjobs, 1, workdir, 10, out, NULL, NULL, err, sizeof err));
+    hs_job cjobs[2] = {{kernel(crowded, "c_crowded", ""), "c_crowded", &square},
+                       {kernel(naive, "c_naive", ""), "c_naive", &square}};
+    CHECK(hs_run(cjobs, 1, workdir, 10, out, NULL, NULL, err, sizeof err));
     show(cjobs[0].symbol, &out[0]);
     check_ok(&out[0], &square);
     CHECK(out[0].busy);
     CHECK(strstr(out[0].detail, "; busy: its threads waited ") != NULL);
-    CHECK(ms_host_final(cjobs, 2, workdir, 10, out, err, sizeof err));
+    CHECK(hs_final(cjobs, 2, workdir, 10, out, err, sizeof err));
     show(cjobs[0].symbol, &out[0]);
     check_ok(&out[0], &square);
     CHECK(out[0].busy);
@@ -428,9 +428,9 @@ int main(int argc, char **argv)
 
     /* The roofline first: the parent has run OpenMP regions from here on,
      * which is what makes a plain fork unusable for OpenMP kernels. */
-    ms_roofline r;
+    hs_roofline r;
     double t0 = bs_now();
-    CHECK(ms_host_roofline(&r));
+    CHECK(hs_measure_roofline(&r));
     printf("roofline: %.1f GFLOP/s per core, %.1f GFLOP/s all cores, %.1f GB/s (%.2f s)\n",
            r.gflops_core, r.gflops_all, r.gbytes, bs_now() - t0);
     /* figures, not speeds: a timed bound fails on a busy machine (the suite
@@ -441,9 +441,9 @@ int main(int argc, char **argv)
     /* The FMA loop for a given work: rounds of 12 vectors of at most 16
      * lanes (384 flops), split evenly over the threads. */
     for (int threads = 1; threads <= 2; threads++) {
-        double done = ms_host_fma(1e6, threads);
+        double done = hs_fma(1e6, threads);
         CHECK(done > 1e6 - 384.0 * threads && done < 1e6 + 384.0 * threads);
-        CHECK(ms_host_fma(1, threads) > 0); /* at least one round each */
+        CHECK(hs_fma(1, threads) > 0); /* at least one round each */
     }
 
     /* A mixed batch of ten: two translation units, one bad kernel in each. */
@@ -463,12 +463,12 @@ int main(int argc, char **argv)
         {undefined_ref, "k_undef", &thin, MS_ILLEGAL}, {blocked, "k_thin", &thin, MS_OK},
     };
     enum { NMIX = sizeof mix / sizeof *mix };
-    ms_host_job jobs[NMIX + 1];
+    hs_job jobs[NMIX + 1];
     ms_measurement out[NMIX + 1];
     for (int i = 0; i < NMIX; i++)
-        jobs[i] = (ms_host_job){kernel(mix[i].tmpl, mix[i].symbol, ""), mix[i].symbol, mix[i].p};
+        jobs[i] = (hs_job){kernel(mix[i].tmpl, mix[i].symbol, ""), mix[i].symbol, mix[i].p};
     /* A source that does not define the symbol it is measured under. */
-    jobs[NMIX] = (ms_host_job){kernel(naive, "k_other", ""), "k_absent", &square};
+    jobs[NMIX] = (hs_job){kernel(naive, "k_other", ""), "k_absent", &square};
 
     int fds = open_fds();
     fflush(stdout);
@@ -477,7 +477,7 @@ int main(int argc, char **argv)
     dup2(cap, 1);
     char err[256] = "x";
     t0 = bs_now();
-    bool ran = ms_host_run(jobs, NMIX + 1, workdir, 10, out, NULL, NULL, err, sizeof err);
+    bool ran = hs_run(jobs, NMIX + 1, workdir, 10, out, NULL, NULL, err, sizeof err);
     double took = bs_now() - t0;
     fflush(stdout);
     dup2(saved, 1);
@@ -511,11 +511,11 @@ int main(int argc, char **argv)
      * timed within the budget, the hang's runner and its grandchild die. */
     char pidfile[128];
     snprintf(pidfile, sizeof pidfile, "%s/hang.pid", workdir);
-    ms_host_job hjobs[3] = {{kernel(naive, "h_before", ""), "h_before", &tails},
-                            {kernel(hang, "h_hang", pidfile), "h_hang", &tails},
-                            {kernel(blocked, "h_after", ""), "h_after", &batched}};
+    hs_job hjobs[3] = {{kernel(naive, "h_before", ""), "h_before", &tails},
+                       {kernel(hang, "h_hang", pidfile), "h_hang", &tails},
+                       {kernel(blocked, "h_after", ""), "h_after", &batched}};
     t0 = bs_now();
-    CHECK(ms_host_run(hjobs, 3, workdir, 1.0, out, NULL, NULL, err, sizeof err));
+    CHECK(hs_run(hjobs, 3, workdir, 1.0, out, NULL, NULL, err, sizeof err));
     took = bs_now() - t0;
     printf("hang batch (timeout 1 s): %.2f s\n", took);
     for (int i = 0; i < 3; i++)
@@ -540,11 +540,11 @@ int main(int argc, char **argv)
     /* The final: two good kernels and a wrong one in one runner; the good
      * ones are timed side by side (the same rounds each), the wrong one is
      * caught by the same verification. */
-    ms_host_job fjobs[3] = {{kernel(naive, "f_naive", ""), "f_naive", &square},
-                            {kernel(wrong, "f_wrong", ""), "f_wrong", &square},
-                            {kernel(blocked, "f_blocked", ""), "f_blocked", &square}};
+    hs_job fjobs[3] = {{kernel(naive, "f_naive", ""), "f_naive", &square},
+                       {kernel(wrong, "f_wrong", ""), "f_wrong", &square},
+                       {kernel(blocked, "f_blocked", ""), "f_blocked", &square}};
     t0 = bs_now();
-    CHECK(ms_host_final(fjobs, 3, workdir, 10, out, err, sizeof err));
+    CHECK(hs_final(fjobs, 3, workdir, 10, out, err, sizeof err));
     printf("final of 3: %.2f s\n", bs_now() - t0);
     for (int i = 0; i < 3; i++)
         show(fjobs[i].symbol, &out[i]);
@@ -560,8 +560,8 @@ int main(int argc, char **argv)
     /* A kernel that crashes takes the final's runner down with it: every
      * finalist is marked, and the call returns. */
     free((char *)fjobs[1].source);
-    fjobs[1] = (ms_host_job){kernel(segfault, "f_segv", ""), "f_segv", &square};
-    CHECK(ms_host_final(fjobs, 3, workdir, 10, out, err, sizeof err));
+    fjobs[1] = (hs_job){kernel(segfault, "f_segv", ""), "f_segv", &square};
+    CHECK(hs_final(fjobs, 3, workdir, 10, out, err, sizeof err));
     for (int i = 0; i < 3; i++) {
         show(fjobs[i].symbol, &out[i]);
         CHECK_INT(out[i].status, MS_CRASH);
@@ -570,9 +570,9 @@ int main(int argc, char **argv)
     }
     /* A hang: every finalist times out within the time allowed (1 s each). */
     free((char *)fjobs[1].source);
-    fjobs[1] = (ms_host_job){kernel(hang, "f_hang", pidfile), "f_hang", &square};
+    fjobs[1] = (hs_job){kernel(hang, "f_hang", pidfile), "f_hang", &square};
     t0 = bs_now();
-    CHECK(ms_host_final(fjobs, 3, workdir, 1.0, out, err, sizeof err));
+    CHECK(hs_final(fjobs, 3, workdir, 1.0, out, err, sizeof err));
     took = bs_now() - t0;
     printf("final with a hang (1 s each): %.2f s\n", took);
     for (int i = 0; i < 3; i++) {
@@ -582,25 +582,25 @@ int main(int argc, char **argv)
     CHECK(took < 15);
     CHECK(no_children());
     CHECK_INT(open_fds(), fds);
-    ms_host_job many[MS_HOST_FINAL_MAX + 1];
-    CHECK(!ms_host_final(many, MS_HOST_FINAL_MAX + 1, workdir, 1, out, err, sizeof err));
+    hs_job many[HS_FINAL_MAX + 1];
+    CHECK(!hs_final(many, HS_FINAL_MAX + 1, workdir, 1, out, err, sizeof err));
     CHECK(strstr(err, "at most 16 kernels") != NULL);
     for (int i = 0; i < 3; i++)
         free((char *)fjobs[i].source);
 
     /* The busy rule: at least 25% of the thread time and 1 ms spent waiting
      * for a CPU; an unknown wait (-1) never. */
-    CHECK(ms_host_busy(0.3, 1.0) && ms_host_busy(0.25, 1.0));
-    CHECK(!ms_host_busy(0.2, 1.0) && !ms_host_busy(0, 1.0) && !ms_host_busy(-1, 1.0));
-    CHECK(!ms_host_busy(0.0009, 0.001)); /* under 1 ms */
-    CHECK(ms_host_busy(0.002, 0.004));
+    CHECK(hs_busy(0.3, 1.0) && hs_busy(0.25, 1.0));
+    CHECK(!hs_busy(0.2, 1.0) && !hs_busy(0, 1.0) && !hs_busy(-1, 1.0));
+    CHECK(!hs_busy(0.0009, 0.001)); /* under 1 ms */
+    CHECK(hs_busy(0.002, 0.004));
     large_k();
     generated_large_k();
 
     /* Nothing to do; a work directory that cannot be made. */
-    CHECK(ms_host_run(NULL, 0, workdir, 1, NULL, NULL, NULL, err, sizeof err));
-    ms_host_job one = {naive, "x", &square};
-    CHECK(!ms_host_run(&one, 1, "/proc/nt_host_test/work", 1, out, NULL, NULL, err, sizeof err));
+    CHECK(hs_run(NULL, 0, workdir, 1, NULL, NULL, NULL, err, sizeof err));
+    hs_job one = {naive, "x", &square};
+    CHECK(!hs_run(&one, 1, "/proc/nt_host_test/work", 1, out, NULL, NULL, err, sizeof err));
     CHECK(strstr(err, "/proc/nt_host_test") != NULL);
 
     remove_workdir();

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "measure.h"
+#include "host.h"
 
 /* The planted interruption: a SIGALRM handler that spins PLANT_US. */
 #define PLANT_US 300
@@ -31,8 +31,8 @@ static void on_alarm(int sig)
  * of the time) from this thread: it must see at least most of that. */
 static void check_lost(void)
 {
-    ms_lost quiet, busy;
-    CHECK(ms_host_lost(0.1, &quiet));
+    hs_lost quiet, busy;
+    CHECK(hs_measure_lost(0.1, &quiet));
     printf("lost: %.2f%% of the time, %.0f gaps/s, median %.1f us\n", 100 * quiet.share,
            quiet.per_second, quiet.median_us);
     CHECK(quiet.share >= 0 && quiet.share < 1 && quiet.per_second >= 0);
@@ -44,7 +44,7 @@ static void check_lost(void)
     CHECK(sigaction(SIGALRM, &sa, NULL) == 0);
     struct itimerval every = {{0, 2000}, {0, 2000}}, off = {{0, 0}, {0, 0}};
     CHECK(setitimer(ITIMER_REAL, &every, NULL) == 0);
-    CHECK(ms_host_lost(0.2, &busy));
+    CHECK(hs_measure_lost(0.2, &busy));
     CHECK(setitimer(ITIMER_REAL, &off, NULL) == 0);
     printf("lost with %d planted %d us interruptions: %.2f%%, %.0f gaps/s, median %.1f us\n",
            (int)planted, PLANT_US, 100 * busy.share, busy.per_second, busy.median_us);
@@ -56,15 +56,15 @@ static void check_lost(void)
 int main(void)
 {
     check_lost();
-    ms_hostinfo h;
-    ms_host_detect(&h);
+    hs_info h;
+    hs_detect(&h);
     printf("host: %d cores, L1 %lld, L2 %lld, L3 %lld bytes, %s (%d floats, %d vector registers)%s\n",
            h.cores, (long long)h.cache[0], (long long)h.cache[1], (long long)h.cache[2], h.isa,
            h.simd_floats, h.vregs, h.bf16 ? ", bf16" : "");
     CHECK_INT(h.cores, sysconf(_SC_NPROCESSORS_ONLN));
     /* The clock: measured on x86, read elsewhere; a real clock either way. */
     sp_target t;
-    ms_host_target(&h, &t);
+    hs_target(&h, &t);
     printf("clock: %.0f MHz\n", t.clock_mhz);
     CHECK(t.clock_mhz >= 200 && t.clock_mhz <= 10000);
     CHECK(h.cache[0] >= 4096 && h.cache[0] <= h.cache[1] && h.cache[1] <= h.cache[2]);
@@ -75,8 +75,8 @@ int main(void)
     CHECK_INT(h.simd_floats == 16, avx512);
     /* A missing compiler leaves the portable default. */
     setenv("CC", "/nonexistent/cc", 1);
-    ms_hostinfo none;
-    ms_host_detect(&none);
+    hs_info none;
+    hs_detect(&none);
     CHECK_INT(none.simd_floats, 4);
     CHECK_STR(none.isa, "sse");
     return CHECK_DONE();

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "host.h"
 #include "measure.h"
 #include "results.h"
 #include "script.h"
@@ -34,7 +35,7 @@ typedef struct {
     size_t done_before;         /* measurements of finished problems */
     /* host runs: the machine's roofline, measured once before tuning */
     bool have_roof;
-    ms_roofline roof;
+    hs_roofline roof;
 } tn_session;
 
 /* Progress on stderr: a line redrawn in place on a terminal, plain lines

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "measure.h"
+#include "host.h"
 #include "script.h"
 #include "tuner.h"
 
@@ -13,9 +13,9 @@
 static bool detect_host(sp_target *t, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
-    ms_hostinfo h;
-    ms_host_detect(&h);
-    ms_host_target(&h, t);
+    hs_info h;
+    hs_detect(&h);
+    hs_target(&h, t);
     return true;
 }
 

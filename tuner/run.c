@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "base.h"
+#include "codegen.h"
+#include "host.h"
 #include "internal.h"
 #include "measure.h"
 #include "results.h"
@@ -555,7 +557,7 @@ static void summary(const tn_session *r, const plan *pls, size_t np)
     if (!r->have_roof)
         return;
     printf("host roofline: ");
-    ms_roofline_print(stdout, &r->roof);
+    hs_roofline_print(stdout, &r->roof);
     printf("\n");
     for (size_t i = 0; i < np; i++) {
         const plan *pl = &pls[i];
@@ -724,10 +726,10 @@ int tn_run(int argc, char **argv)
         goto fail;
     r.np = np;
     if (strcmp(r.backend->name, "host") == 0) {
-        r.have_roof = ms_host_roofline(&r.roof);
+        r.have_roof = hs_measure_roofline(&r.roof);
         if (!r.quiet && r.have_roof) {
             fprintf(stderr, "npu-tune: host roofline: ");
-            ms_roofline_print(stderr, &r.roof);
+            hs_roofline_print(stderr, &r.roof);
             fprintf(stderr, "\n");
         }
     }

@@ -1,5 +1,5 @@
 /* runner.c — the host timing runner, a program of its own: built at run time next to
- * the kernels (measure/host_compile.c), it loads them, checks them and times them. */
+ * the kernels (measure/host/compile.c), it loads them, checks them and times them. */
 
 /* Why a separate program: libgomp is not fork-safe. Once the tuner has run an
  * OpenMP region (ranking, the roofline), a forked child that enters one

@@ -16,7 +16,7 @@ typedef struct {
     int nsamples;
     double mean, stddev, ci_lo, ci_hi; /* 95% confidence interval of the mean */
     bool busy;   /* host: its threads waited long for a CPU while timed (the machine
-                  * was busy; ms_host_busy), so the figure may be far off however
+                  * was busy; hs_busy), so the figure may be far off however
                   * tight its CI; detail then ends "; busy: ..." */
     char detail[320];                   /* why, when status is not ok */
 } ms_measurement;

@@ -1,5 +1,5 @@
 /* bench_host_configs.c — generated host kernels of several configs for one shape, verified
- * and timed side by side (ms_host_final: bursts of calls, interleaved round-robin). */
+ * and timed side by side (hs_final: bursts of calls, interleaved round-robin). */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +10,7 @@
 
 #include "codegen.h"
 #include "csv.h"
-#include "measure.h"
+#include "host.h"
 
 static int usage(void)
 {
@@ -18,7 +18,7 @@ static int usage(void)
             "usage: bench_host_configs MxNxK \"STRATEGY m n k db cores split MRxNR\"...\n"
             "  e.g. bench_host_configs 512x3072x768 \"WS 480 64 768 0 1 M 8x48\" \"OS 48 64 768 0 1 M 8x48\"\n"
             "  (2 to %d configs; GFLOP/s are the final's medians, ratios to the first)\n",
-            MS_HOST_FINAL_MAX);
+            HS_FINAL_MAX);
     return 2;
 }
 
@@ -28,16 +28,16 @@ int main(int argc, char **argv)
     long long M, N, K;
     char tail;
     int n = argc - 2;
-    if (argc < 4 || n > MS_HOST_FINAL_MAX ||
+    if (argc < 4 || n > HS_FINAL_MAX ||
         sscanf(argv[1], "%lldx%lldx%lld%c", &M, &N, &K, &tail) != 3 || M < 1 || N < 1 || K < 1)
         return usage();
     sp_problem p = {.name = "configs", .M = M, .N = N, .K = K, .batch = 1, .dtype = SP_FP32};
-    ms_hostinfo h;
-    ms_host_detect(&h);
+    hs_info h;
+    hs_detect(&h);
     sp_target t;
-    ms_host_target(&h, &t);
-    ms_host_job jobs[MS_HOST_FINAL_MAX];
-    char syms[MS_HOST_FINAL_MAX][16];
+    hs_target(&h, &t);
+    hs_job jobs[HS_FINAL_MAX];
+    char syms[HS_FINAL_MAX][16];
     for (int i = 0; i < n; i++) {
         sp_config c;
         if (!csv_config(argv[2 + i], &c)) {
@@ -54,22 +54,22 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_host_configs: cannot generate '%s': %s\n", argv[2 + i], why);
             return 1;
         }
-        jobs[i] = (ms_host_job){.source = text, .symbol = syms[i], .problem = &p};
+        jobs[i] = (hs_job){.source = text, .symbol = syms[i], .problem = &p};
     }
     char workdir[] = "/tmp/nt_bench_configs_XXXXXX", err[256];
     if (!mkdtemp(workdir)) {
         perror("bench_host_configs: mkdtemp");
         return 1;
     }
-    ms_measurement out[MS_HOST_FINAL_MAX];
-    bool ran = ms_host_final(jobs, (size_t)n, workdir, 120, out, err, sizeof err);
+    ms_measurement out[HS_FINAL_MAX];
+    bool ran = hs_final(jobs, (size_t)n, workdir, 120, out, err, sizeof err);
     rmdir(workdir);
     if (!ran) {
         fprintf(stderr, "bench_host_configs: %s\n", err);
         return 1;
     }
     double flops = 2.0 * (double)M * (double)N * (double)K;
-    printf("%s, side by side (ms_host_final)\n\n%-28s %10s %8s  %s\n", argv[1], "config",
+    printf("%s, side by side (hs_final)\n\n%-28s %10s %8s  %s\n", argv[1], "config",
            "GFLOP/s", "/ first", "detail");
     int bad = 0;
     for (int i = 0; i < n; i++) {

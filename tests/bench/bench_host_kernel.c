@@ -14,7 +14,7 @@
 
 #include "codegen.h"
 #include "csv.h"
-#include "measure.h"
+#include "host.h"
 #include "rounds.h"
 #include "so.h"
 
@@ -111,7 +111,7 @@ static void call_kernel(const void *ctx, const problem *p)
  * do not reach: interrupts and the hypervisor take their share). */
 static void call_fma(const void *ctx, const problem *p)
 {
-    ms_host_fma(2.0 * p->M * p->N * (double)p->K, *(const int *)ctx);
+    hs_fma(2.0 * p->M * p->N * (double)p->K, *(const int *)ctx);
 }
 
 /* OpenBLAS cblas_sgemm, resolved with dlopen. */
@@ -131,7 +131,8 @@ static void call_blas(const void *ctx, const problem *p)
  * reads back one double (GFLOP/s, < 0: unavailable). */
 enum {
     REQ_QUIT,
-    REQ_ROOF, /* measure the roofline (measure/roofline.c), the tuner's; answer the one-core peak */
+    REQ_ROOF, /* measure the roofline (measure/host/roofline.c), the tuner's; answer the
+               * one-core peak */
     REQ_ALL,  /* the last roofline's all-core peak */
     REQ_LOST, /* the last roofline's share of time lost (its lost-time probe) */
     REQ_FMA,
@@ -208,12 +209,12 @@ static void serve(const char *so, int in, int out)
         if (!problem_init(&probs[s], shapes[s]))
             _exit(1);
     request q;
-    ms_roofline roof;
+    hs_roofline roof;
     bool have_roof = false;
     while (read_all(in, &q, sizeof q) && q.what != REQ_QUIT) {
         double g = NAN; /* failed */
         if (q.what == REQ_ROOF) {
-            have_roof = ms_host_roofline(&roof);
+            have_roof = hs_measure_roofline(&roof);
             g = have_roof ? roof.gflops_core : NAN;
         } else if (q.what == REQ_ALL || q.what == REQ_LOST) {
             if (have_roof)
@@ -375,9 +376,9 @@ static bool load_table(const char *path)
  * AVX-512 (16 lanes, 32 registers), 48 KiB L1d, 1 MiB L2, 32 MiB L3. */
 static void fixed_machine(sp_target *t)
 {
-    ms_hostinfo h = {.cores = 2, .cache = {48 << 10, 1 << 20, 32 << 20}, .simd_floats = 16,
-                     .vregs = 32, .isa = "avx512"};
-    ms_host_target(&h, t);
+    hs_info h = {.cores = 2, .cache = {48 << 10, 1 << 20, 32 << 20}, .simd_floats = 16,
+                 .vregs = 32, .isa = "avx512"};
+    hs_target(&h, t);
 }
 
 /* Whether every fixed config is legal for its shape on that machine and the
@@ -550,11 +551,11 @@ int main(int argc, char **argv)
     double pk[NTHR];
     for (int t = 0; t < NTHR; t++)
         pk[t] = bench_median(peak[t], rounds);
-    printf("FMA peak (measure/roofline.c, median of %d rounds): 1 core %.1f GFLOP/s, %d cores "
+    printf("FMA peak (measure/host/roofline.c, median of %d rounds): 1 core %.1f GFLOP/s, %d cores "
            "%.1f GFLOP/s\n",
            rounds, pk[0], NTHR, pk[NTHR - 1]);
-    printf("A running thread lost %.1f%% of its wall time (the roofline's probe, measure/lost.c: "
-           "gaps of > 2 us between clock reads, median of %d rounds)\n",
+    printf("A running thread lost %.1f%% of its wall time (the roofline's probe, "
+           "measure/host/lost.c: gaps of > 2 us between clock reads, median of %d rounds)\n",
            100 * bench_median(lost, rounds), rounds);
     if (nblas == 0)
         printf("OpenBLAS (libopenblas.so.0) not found: the tuned kernels alone\n");

@@ -9,7 +9,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "csv.h"
-#include "measure.h"
+#include "host.h"
 
 enum { MAXROWS = 100000, MAXGROUPS = 64, NBIN = 4 };
 
@@ -121,10 +121,10 @@ int main(int argc, char **argv)
         return 2;
     }
     gsl_set_error_handler_off();
-    ms_hostinfo h;
+    hs_info h;
     sp_target t;
-    ms_host_detect(&h);
-    ms_host_target(&h, &t);
+    hs_detect(&h);
+    hs_target(&h, &t);
     if (!load(argv[1], &t))
         return 1;
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "codegen.h"
-#include "measure.h"
+#include "host.h"
 #include "rounds.h"
 #include "so.h"
 
@@ -68,10 +68,10 @@ static void put_driver(FILE *f, const char *sym)
 
 int main(void)
 {
-    ms_hostinfo h;
+    hs_info h;
     sp_target t;
-    ms_host_detect(&h);
-    ms_host_target(&h, &t);
+    hs_detect(&h);
+    hs_target(&h, &t);
     char dir[] = "/tmp/npu_bench_ukr_XXXXXX";
     if (!mkdtemp(dir)) {
         perror("bench_host_ukr: mkdtemp");
@@ -110,8 +110,8 @@ int main(void)
     /* round-robin: every (tile, case) once per round; the peak once per round */
     double g[NMICRO][2][ROUNDS], peak[ROUNDS];
     for (int r = 0; r < ROUNDS; r++) {
-        ms_roofline roof;
-        peak[r] = ms_host_roofline(&roof) ? roof.gflops_core : NAN; /* NaN: failed */
+        hs_roofline roof;
+        peak[r] = hs_measure_roofline(&roof) ? roof.gflops_core : NAN; /* NaN: failed */
         for (int i = 0; i < NMICRO; i++)
             for (int k = 0; k < 2 && fits[i]; k++) {
                 snprintf(sym, sizeof sym, "u%d_rate", i);
@@ -120,8 +120,8 @@ int main(void)
             }
     }
     double pk = bench_median(peak, ROUNDS);
-    printf("FMA peak of one core (measure/roofline.c, median of %d rounds): %.1f GFLOP/s\n", ROUNDS,
-           pk);
+    printf("FMA peak of one core (measure/host/roofline.c, median of %d rounds): %.1f GFLOP/s\n",
+           ROUNDS, pk);
     printf("micro-kernel GFLOP/s, median of %d round-robin rounds of 0.2 s; L1: kc = %d, one B "
            "panel; L2: kc = %d, %d B panels cycled\n\n",
            ROUNDS, cases[0].kc, cases[1].kc, cases[1].panels);

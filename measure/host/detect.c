@@ -1,4 +1,4 @@
-/* hostinfo.c — what the host CPU is: cores, cache sizes per level (sysfs, else
+/* detect.c — what the host CPU is: cores, cache sizes per level (sysfs, else
  * the C library), the vector ISA the system compiler targets with -march=native, the clock. */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -11,7 +11,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "base.h"
-#include "measure.h"
+#include "host.h"
 
 /* "48K" / "2048K" / "1M" -> bytes; 0 if unreadable. */
 static int64_t size_of(const char *text)
@@ -40,7 +40,7 @@ static bool read_line(const char *path, char *buf, size_t len)
     return ok;
 }
 
-static void caches(ms_hostinfo *h)
+static void caches(hs_info *h)
 {
 #ifdef _SC_LEVEL1_DCACHE_SIZE
     /* the C library's view (CPUID on x86), for machines without the sysfs
@@ -70,7 +70,7 @@ static void caches(ms_hostinfo *h)
 }
 
 /* The compiler's view of -march=native, through its predefined macros. */
-static void simd(ms_hostinfo *h)
+static void simd(hs_info *h)
 {
     const char *cc = getenv("CC");
     char cmd[512];
@@ -97,7 +97,7 @@ static void simd(ms_hostinfo *h)
     }
 }
 
-void ms_host_detect(ms_hostinfo *h)
+void hs_detect(hs_info *h)
 {
     memset(h, 0, sizeof *h);
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -164,7 +164,7 @@ static double clock_mhz(void)
     return mhz > 0 ? mhz : 2000.0;
 }
 
-void ms_host_target(const ms_hostinfo *h, sp_target *t)
+void hs_target(const hs_info *h, sp_target *t)
 {
     memset(t, 0, sizeof *t);
     snprintf(t->name, sizeof t->name, "host");

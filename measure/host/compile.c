@@ -1,4 +1,4 @@
-/* host_compile.c — the host harness's build step: kernels compiled into shared
+/* compile.c — the host harness's build step: kernels compiled into shared
  * objects in parallel batches (one compiler per thread) next to the runner. */
 #define _GNU_SOURCE /* strdup */
 #include <errno.h>
@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "base.h"
-#include "host_internal.h"
+#include "internal.h"
 
 #define COMPILE_TIMEOUT 300.0
 enum { TU_JOBS = 8 }; /* jobs per translation unit */
@@ -82,7 +82,7 @@ static bool write_file(const char *path, const char *const *text, size_t n)
 
 /* Names u's files in workdir (unique) and writes its source; false with the
  * reason in u->log. */
-static bool unit_prepare(unit *u, const char *workdir, const ms_host_job *jobs)
+static bool unit_prepare(unit *u, const char *workdir, const hs_job *jobs)
 {
     unsigned long long id = (unsigned long long)atomic_fetch_add(&counter, 1);
     const char *kind = u->runner ? "runner" : u->count == 1 ? "job" : "tu";
@@ -91,7 +91,7 @@ static bool unit_prepare(unit *u, const char *workdir, const ms_host_job *jobs)
              u->runner ? "" : ".so");
     bool ok;
     if (u->runner) {
-        const char *text[] = {ms_runner_source};
+        const char *text[] = {hs_runner_source};
         ok = write_file(u->src, text, 1);
     } else {
         const char **text = malloc(u->count * sizeof *text);
@@ -188,7 +188,7 @@ static void unit_why(const unit *u, const char *workdir, const char *cc, char *o
 
 /* ---- a build ---- */
 
-struct ms_build {
+struct hs_build {
     unit *units; /* units[0] is the runner */
     size_t nu;
     size_t *home; /* per job: the unit it is loaded from */
@@ -196,11 +196,11 @@ struct ms_build {
     compiler cc;
 };
 
-ms_build *ms_build_jobs(const ms_host_job *jobs, size_t n, const char *workdir, char *err,
+hs_build *hs_build_jobs(const hs_job *jobs, size_t n, const char *workdir, char *err,
                         size_t errlen)
 {
     size_t ntu = (n + TU_JOBS - 1) / TU_JOBS, cap = ntu + n + 1;
-    ms_build *b = calloc(1, sizeof *b);
+    hs_build *b = calloc(1, sizeof *b);
     unit **batch = calloc(cap, sizeof *batch);
     if (b) {
         b->units = calloc(cap, sizeof *b->units);
@@ -257,7 +257,7 @@ ms_build *ms_build_jobs(const ms_host_job *jobs, size_t n, const char *workdir, 
     return b;
 }
 
-const char *ms_build_runner(const ms_build *b, char *why, size_t len)
+const char *hs_build_runner(const hs_build *b, char *why, size_t len)
 {
     const unit *run = &b->units[0];
     if (run->ok)
@@ -268,7 +268,7 @@ const char *ms_build_runner(const ms_build *b, char *why, size_t len)
     return NULL;
 }
 
-const char *ms_build_object(const ms_build *b, size_t i, char *why, size_t len)
+const char *hs_build_object(const hs_build *b, size_t i, char *why, size_t len)
 {
     const unit *u = &b->units[b->home[i]];
     if (u->ok)
@@ -277,7 +277,7 @@ const char *ms_build_object(const ms_build *b, size_t i, char *why, size_t len)
     return NULL;
 }
 
-void ms_build_free(ms_build *b)
+void hs_build_free(hs_build *b)
 {
     if (!b)
         return;

@@ -6,15 +6,15 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "base.h"
-#include "measure.h"
+#include "host.h"
 
 /* A read of the monotonic clock takes tens of nanoseconds; two back-to-back
  * reads further apart than this had something else run in between. */
 #define GAP_SECONDS 2e-6
 enum { MAXGAPS = 1 << 16 }; /* gaps kept for the median */
 
-/* See measure.h: spins on the calling thread reading the clock. */
-bool ms_host_lost(double seconds, ms_lost *out)
+/* See host.h: spins on the calling thread reading the clock. */
+bool hs_measure_lost(double seconds, hs_lost *out)
 {
     double *gap = malloc(sizeof *gap * MAXGAPS);
     if (!gap)

@@ -1,4 +1,4 @@
-/* host.c — the host CPU harness: verifies and times compiled kernels, each in
+/* run.c — the host CPU harness: verifies and times compiled kernels, each in
  * its own runner, or a few finalists side by side in one. */
 #define _GNU_SOURCE /* strsignal, strdup */
 #include <errno.h>
@@ -17,10 +17,9 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "base.h"
-#include "host_internal.h"
-#include "measure.h"
+#include "internal.h"
 
-/* Timing policy (see ms_host_run): warm-up until WARMUP_RUNS runs or
+/* Timing policy (see hs_run): warm-up until WARMUP_RUNS runs or
  * WARMUP_SECONDS of kernel time; then samples until the 95% confidence
  * interval of the mean of the non-outlier samples is within CI_TARGET of that
  * mean (at least MIN_SAMPLES), or MAX_SAMPLES, or MAX_KERNEL_SECONDS of timed
@@ -30,7 +29,7 @@ enum { WARMUP_RUNS = 3, MIN_SAMPLES = 5, MAX_SAMPLES = 200 };
 #define MAX_KERNEL_SECONDS 2.0
 #define CI_TARGET 0.02
 
-/* The final (ms_host_final): rounds in which each kernel in turn runs a
+/* The final (hs_final): rounds in which each kernel in turn runs a
  * burst of consecutive calls (until FINAL_BURST_SECONDS of kernel time or
  * FINAL_BURST_CALLS, at least 3) whose median call is its sample: each is
  * timed warm, as in the search and the bench, while drift reaches all
@@ -41,7 +40,7 @@ enum { FINAL_WARMUP = 1, FINAL_MIN_ROUNDS = 11, FINAL_BURST_CALLS = 64 };
 #define FINAL_SECONDS 0.5
 #define FINAL_BURST_SECONDS 0.02
 
-/* Busy (ms_host_busy): while timed, the runner's threads spent at least
+/* Busy (hs_busy): while timed, the runner's threads spent at least
  * BUSY_SHARE of their time (timed wall time x threads), and BUSY_SECONDS at
  * least, runnable but waiting for a CPU (another task had it). On a quiet
  * machine a 2-thread kernel on 2 cores waits up to ~15% of the wall time in
@@ -52,15 +51,15 @@ enum { FINAL_WARMUP = 1, FINAL_MIN_ROUNDS = 11, FINAL_BURST_CALLS = 64 };
 #define BUSY_SHARE 0.25
 #define BUSY_SECONDS 1e-3
 
-bool ms_host_busy(double waited, double thread_seconds)
+bool hs_busy(double waited, double thread_seconds)
 {
     return waited >= BUSY_SECONDS && waited >= BUSY_SHARE * thread_seconds;
 }
 
-/* Marks m busy (ms_host_busy) and says so at the end of m->detail. */
+/* Marks m busy (hs_busy) and says so at the end of m->detail. */
 static void mark_busy(ms_measurement *m, double waited, double thread_seconds)
 {
-    m->busy = ms_host_busy(waited, thread_seconds);
+    m->busy = hs_busy(waited, thread_seconds);
     size_t used = strlen(m->detail);
     if (m->busy && used < sizeof m->detail)
         snprintf(m->detail + used, sizeof m->detail - used,
@@ -268,7 +267,7 @@ static bool runner_start(const char *runner, const char *const *so, const char *
 }
 
 /* Runs job j (compiled into so) in a fresh runner: verifies, then times it. */
-static void run_job(const char *runner, const char *so, const ms_host_job *j, double timeout,
+static void run_job(const char *runner, const char *so, const hs_job *j, double timeout,
                     double *samples, double *scratch, double *in, ms_measurement *m)
 {
     m->status = MS_CRASH;
@@ -356,11 +355,11 @@ static void run_job(const char *runner, const char *so, const ms_host_job *j, do
                    phase);
 }
 
-/* What ms_host_run and ms_host_final do first: out[0..n) reset (status
+/* What hs_run and hs_final do first: out[0..n) reset (status
  * crash), the work directory made, nsamples doubles for *samples and the
  * jobs compiled into *b. False with err set; true with *b NULL when n is 0. */
-static bool begin(const ms_host_job *jobs, size_t n, const char *workdir, size_t nsamples,
-                  ms_measurement *out, double **samples, ms_build **b, char *err, size_t errlen)
+static bool begin(const hs_job *jobs, size_t n, const char *workdir, size_t nsamples,
+                  ms_measurement *out, double **samples, hs_build **b, char *err, size_t errlen)
 {
     *samples = NULL;
     *b = NULL;
@@ -377,7 +376,7 @@ static bool begin(const ms_host_job *jobs, size_t n, const char *workdir, size_t
     if (n == 0)
         return true;
     *samples = malloc(nsamples * sizeof **samples);
-    *b = *samples ? ms_build_jobs(jobs, n, workdir, err, errlen) : NULL;
+    *b = *samples ? hs_build_jobs(jobs, n, workdir, err, errlen) : NULL;
     if (!*b) {
         free(*samples);
         snprintf(err, errlen, "out of memory");
@@ -388,7 +387,7 @@ static bool begin(const ms_host_job *jobs, size_t n, const char *workdir, size_t
 
 /* ---- the harness ---- */
 
-/* See measure.h. Timing policy: runs until WARMUP_RUNS or WARMUP_SECONDS of
+/* See host.h. Timing policy: runs until WARMUP_RUNS or WARMUP_SECONDS of
  * warm-up, then samples (one kernel call each, batch calls for batch > 1)
  * until the Student-t 95% interval of the mean of the samples inside the
  * Tukey fences is within CI_TARGET of that mean, with MIN_SAMPLES at least and
@@ -399,15 +398,15 @@ static bool begin(const ms_host_job *jobs, size_t n, const char *workdir, size_t
  * covers one runner from start to exit. Kernels are compiled with $CC (split
  * at blanks) or cc, adding -Wl,-z,defs -lm so an undefined reference fails at
  * compile time, where it can be pinned on its job. */
-bool ms_host_run(const ms_host_job *jobs, size_t n, const char *workdir, double timeout,
-                 ms_measurement *out, ms_done_fn done, void *ctx, char *err, size_t errlen)
+bool hs_run(const hs_job *jobs, size_t n, const char *workdir, double timeout,
+            ms_measurement *out, ms_done_fn done, void *ctx, char *err, size_t errlen)
 {
     if (errlen)
         err[0] = '\0';
     if (timeout <= 0)
         timeout = 60;
     double *samples;
-    ms_build *b;
+    hs_build *b;
     if (!begin(jobs, n, workdir, 3 * MAX_SAMPLES, out, &samples, &b, err, errlen))
         return false;
     if (!b)
@@ -415,9 +414,9 @@ bool ms_host_run(const ms_host_job *jobs, size_t n, const char *workdir, double 
 
     /* Run: one job at a time. */
     char why[sizeof out->detail];
-    const char *runner = ms_build_runner(b, why, sizeof why);
+    const char *runner = hs_build_runner(b, why, sizeof why);
     for (size_t i = 0; i < n; i++) {
-        const char *so = ms_build_object(b, i, out[i].detail, sizeof out[i].detail);
+        const char *so = hs_build_object(b, i, out[i].detail, sizeof out[i].detail);
         if (!so)
             out[i].status = MS_ILLEGAL;
         else if (!runner) {
@@ -429,7 +428,7 @@ bool ms_host_run(const ms_host_job *jobs, size_t n, const char *workdir, double 
         if (done)
             done(ctx, i, &out[i]);
     }
-    ms_build_free(b);
+    hs_build_free(b);
     free(samples);
     return true;
 }
@@ -453,7 +452,7 @@ static void side_by_side(const char *runner, const char *const *so, const char *
         return;
     }
     char line[512];
-    bool live[MS_HOST_FINAL_MAX] = {false};
+    bool live[HS_FINAL_MAX] = {false};
     size_t heard = 0, nlive = 0;
     int got = 1;
     for (; heard < k && (got = read_line(&r, deadline, line, sizeof line)) == 1; heard++) {
@@ -467,8 +466,8 @@ static void side_by_side(const char *runner, const char *const *so, const char *
     }
     const char *phase = "verifying";
     int rounds = 0, outliers = 0;
-    double kernel = 0, spent[MS_HOST_FINAL_MAX] = {0}; /* timed thread-seconds per kernel */
-    double waited[MS_HOST_FINAL_MAX] = {0};
+    double kernel = 0, spent[HS_FINAL_MAX] = {0}; /* timed thread-seconds per kernel */
+    double waited[HS_FINAL_MAX] = {0};
     for (int round = 0; got == 1 && nlive > 0; round++) {
         phase = "timing";
         for (size_t q = 0; q < k && got == 1; q++) {
@@ -531,30 +530,30 @@ static void side_by_side(const char *runner, const char *const *so, const char *
     }
 }
 
-/* See measure.h. The time allowed is timeout per job, for the one runner. */
-bool ms_host_final(const ms_host_job *jobs, size_t n, const char *workdir, double timeout,
-                   ms_measurement *out, char *err, size_t errlen)
+/* See host.h. The time allowed is timeout per job, for the one runner. */
+bool hs_final(const hs_job *jobs, size_t n, const char *workdir, double timeout,
+              ms_measurement *out, char *err, size_t errlen)
 {
     if (errlen)
         err[0] = '\0';
     if (timeout <= 0)
         timeout = 60;
-    if (n > MS_HOST_FINAL_MAX) { /* out untouched */
-        snprintf(err, errlen, "a final takes at most %d kernels, not %zu", MS_HOST_FINAL_MAX, n);
+    if (n > HS_FINAL_MAX) { /* out untouched */
+        snprintf(err, errlen, "a final takes at most %d kernels, not %zu", HS_FINAL_MAX, n);
         return false;
     }
     double *samples;
-    ms_build *b;
+    hs_build *b;
     if (!begin(jobs, n, workdir, (n + 2) * MAX_SAMPLES, out, &samples, &b, err, errlen))
         return false;
     if (!b)
         return true;
     char why[sizeof out->detail];
-    const char *runner = ms_build_runner(b, why, sizeof why);
-    const char *so[MS_HOST_FINAL_MAX], *sym[MS_HOST_FINAL_MAX];
-    size_t at[MS_HOST_FINAL_MAX], k = 0;
+    const char *runner = hs_build_runner(b, why, sizeof why);
+    const char *so[HS_FINAL_MAX], *sym[HS_FINAL_MAX];
+    size_t at[HS_FINAL_MAX], k = 0;
     for (size_t i = 0; i < n; i++) {
-        const char *o = ms_build_object(b, i, out[i].detail, sizeof out[i].detail);
+        const char *o = hs_build_object(b, i, out[i].detail, sizeof out[i].detail);
         if (!o)
             out[i].status = MS_ILLEGAL;
         else if (!runner)
@@ -568,7 +567,7 @@ bool ms_host_final(const ms_host_job *jobs, size_t n, const char *workdir, doubl
     if (k)
         side_by_side(runner, so, sym, at, k, jobs[at[0]].problem, timeout * (double)k, samples,
                      out);
-    ms_build_free(b);
+    hs_build_free(b);
     free(samples);
     return true;
 }

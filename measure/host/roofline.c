@@ -12,7 +12,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "base.h"
-#include "measure.h"
+#include "host.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -217,8 +217,8 @@ static double *triad_array(size_t bytes)
 /* Triad bandwidth in GB/s (best of TRIAD_PASSES); 0 when memory ran out. */
 static double triad(void)
 {
-    ms_hostinfo h;
-    ms_host_detect(&h);
+    hs_info h;
+    hs_detect(&h);
     double bytes = (double)h.cache[2] / 4;
     if (bytes < TRIAD_MIN_BYTES)
         bytes = TRIAD_MIN_BYTES;
@@ -258,9 +258,9 @@ static double triad(void)
     return best * 1e-9;
 }
 
-/* See measure.h: `flops` of the widest FMA loop, shared evenly by `threads`
+/* See host.h: `flops` of the widest FMA loop, shared evenly by `threads`
  * OpenMP threads (the calling thread alone when 1). */
-double ms_host_fma(double flops, int threads)
+double hs_fma(double flops, int threads)
 {
     int lanes;
     fma_fn *f = pick_fma(&lanes);
@@ -283,11 +283,11 @@ double ms_host_fma(double flops, int threads)
     return per_round * (double)rounds * threads;
 }
 
-/* See measure.h: FMA peak with the widest vector FMA the CPU has (AVX-512,
+/* See host.h: FMA peak with the widest vector FMA the CPU has (AVX-512,
  * AVX2+FMA, else 4-lane portable), ~0.2 s on one core then on all OpenMP
  * threads; bandwidth from the triad over all threads; then 0.1 s of the
  * lost-time probe on the calling thread. False if memory ran out. */
-bool ms_host_roofline(ms_roofline *r)
+bool hs_measure_roofline(hs_roofline *r)
 {
     int lanes;
     fma_fn *f = pick_fma(&lanes);
@@ -295,13 +295,13 @@ bool ms_host_roofline(ms_roofline *r)
     r->gflops_core = peak_one(f, lanes, &chunks);
     r->gflops_all = peak_all(f, lanes, chunks);
     r->gbytes = triad();
-    if (!ms_host_lost(LOST_SECONDS, &r->lost))
+    if (!hs_measure_lost(LOST_SECONDS, &r->lost))
         return false;
     return r->gbytes > 0;
 }
 
-/* See measure.h. */
-void ms_roofline_print(FILE *f, const ms_roofline *r)
+/* See host.h. */
+void hs_roofline_print(FILE *f, const hs_roofline *r)
 {
     fprintf(f,
             "FMA peak %.1f GFLOP/s per core, %.1f all cores; memory %.1f GB/s; a running "
