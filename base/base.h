@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+/* The interface: exported, where the library's other symbols are hidden (cmake/library.cmake). */
+#pragma GCC visibility push(default)
+
 /* ---- the clock (clock.c) ---- */
 
 /* Seconds of the monotonic clock: for intervals and deadlines only. */
@@ -163,5 +166,7 @@ bool bs_csv_safe(const char *s);
  * numbers in full, others with 15 to 17 significant digits; "" for a value
  * that is not finite. */
 void bs_csv_number(char *buf, size_t len, double v);
+
+#pragma GCC visibility pop
 
 #endif

@@ -10,6 +10,9 @@
 
 #include "space.h"
 
+/* The interface: exported, where the library's other symbols are hidden (cmake/library.cmake). */
+#pragma GCC visibility push(default)
+
 /* Pipes of a DaVinci core; each runs its own in-order queue. S is the scalar
  * unit that issues everything in program order. */
 typedef enum { CG_S, CG_MTE1, CG_MTE2, CG_MTE3, CG_M, CG_V, CG_FIX, CG_NPIPE } cg_pipe;
@@ -153,5 +156,7 @@ char *cg_host_text(const sp_config *c, sp_dtype dtype, const char *symbol, char 
  * same dtype, strategy, double buffering, micro-tile (the micro-kernels),
  * and threaded or not (and then the same split): the header's choices. */
 bool cg_host_same_code(sp_dtype da, const sp_config *a, sp_dtype db, const sp_config *b);
+
+#pragma GCC visibility pop
 
 #endif

@@ -8,6 +8,9 @@
 
 #include "space.h"
 
+/* The interface: exported, where the library's other symbols are hidden (cmake/library.cmake). */
+#pragma GCC visibility push(default)
+
 #define LS_ERR_MAX 2048
 
 /* Scripts may use this much memory unless ls_options say otherwise. */
@@ -102,5 +105,7 @@ typedef bool (*ls_host_fn)(sp_target *out, char *err, size_t errlen);
  * per process). Call on the main thread before running scripts; without it,
  * "host" is an unknown target. */
 void ls_set_host(ls_host_fn fn);
+
+#pragma GCC visibility pop
 
 #endif

@@ -9,6 +9,9 @@
 #include "measurement.h"
 #include "space.h"
 
+/* The interface: exported, where the library's other symbols are hidden (cmake/library.cmake). */
+#pragma GCC visibility push(default)
+
 typedef struct ms_backend ms_backend;
 
 /* A measurement backend. measure() must be safe to call concurrently on
@@ -69,5 +72,7 @@ void ms_measure_all(ms_backend *b, const sp_target *t, const sp_problem *p,
 bool ms_backend_fix_unit(ms_backend *b, const char *unit);
 
 void ms_close(ms_backend *b);
+
+#pragma GCC visibility pop
 
 #endif

@@ -9,6 +9,9 @@
 
 #include "space.h"
 
+/* The interface: exported, where the library's other symbols are hidden (cmake/library.cmake). */
+#pragma GCC visibility push(default)
+
 /* One row of either file: a measured candidate of a problem on a target. */
 typedef struct {
     const sp_problem *problem;
@@ -133,5 +136,7 @@ const rs_entry *rs_table_pick(const rs_entry *e, size_t n, const sp_target *t,
  * measured tile plane of the best strategy. False with a reason (e.g.
  * "gnuplot not found; install the gnuplot package") otherwise. */
 bool rs_plot(const char *journal, const char *dir, char *err, size_t errlen);
+
+#pragma GCC visibility pop
 
 #endif

@@ -7,6 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The interface: exported, where the library's other symbols are hidden (cmake/library.cmake). */
+#pragma GCC visibility push(default)
+
 #define SP_NAME_MAX 64
 #define SP_VALUE_MAX (1 << 20) /* largest dimension, batch, tile or core count in scripts,
                                 * on the command line, in journals and tables */
@@ -284,5 +287,7 @@ void sp_sort(sp_candidate *c, size_t n, sp_order order);
 void sp_axis_normalise(sp_axis *a);
 /* Frees the axes of s (not s itself). */
 void sp_space_free(sp_space *s);
+
+#pragma GCC visibility pop
 
 #endif

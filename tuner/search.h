@@ -9,6 +9,9 @@
 
 #include "space.h"
 
+/* The interface: exported, where the library's other symbols are hidden (cmake/library.cmake). */
+#pragma GCC visibility push(default)
+
 /* What a strategy searches: every legal candidate of one problem (after the
  * user's constraint), sorted by sp_cmp_config, with the model's figures. */
 typedef struct {
@@ -54,5 +57,7 @@ size_t tn_drift(const double *search, const double *final, size_t n, double fact
 
 /* Index of config c in a sorted candidate array, or (size_t)-1. */
 size_t tn_search_find(const sp_candidate *cands, size_t n, const sp_config *c);
+
+#pragma GCC visibility pop
 
 #endif

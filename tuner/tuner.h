@@ -3,6 +3,9 @@
 #ifndef NPU_TUNE_TUNER_H
 #define NPU_TUNE_TUNER_H
 
+/* The interface: exported, where the library's other symbols are hidden (cmake/library.cmake). */
+#pragma GCC visibility push(default)
+
 enum { TN_OK = 0, TN_ERROR = 1, TN_USAGE = 2, TN_HELP = -1 };
 
 /* npu-tune [--quiet] [--wait] SCRIPT.lua: enumerate, rank, measure, journal, table. */
@@ -67,5 +70,7 @@ bool tn_request_target(tn_request *r, char *why, size_t len);
  * on stdout and returns TN_HELP, which the caller returns as its exit 0. */
 int tn_parse_request(int argc, char **argv, const char *cmd, const char *usage, int extras,
                      tn_request *r);
+
+#pragma GCC visibility pop
 
 #endif

@@ -11,6 +11,9 @@
 #include "measurement.h"
 #include "space.h"
 
+/* The interface: exported, where the library's other symbols are hidden (cmake/library.cmake). */
+#pragma GCC visibility push(default)
+
 /* ---- the machine (detect.c) ---- */
 
 /* What the host CPU is, as detected at run time. */
@@ -123,5 +126,7 @@ void hs_roofline_print(FILE *f, const hs_roofline *r);
  * that many flops, it is the FMA peak over the same wall time (and the same
  * interruptions) as the kernel's calls. */
 double hs_fma(double flops, int threads);
+
+#pragma GCC visibility pop
 
 #endif

@@ -6,6 +6,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The interface: exported, where the library's other symbols are hidden (cmake/library.cmake). */
+#pragma GCC visibility push(default)
+
 typedef enum { MS_OK, MS_WRONG, MS_TIMEOUT, MS_CRASH, MS_ILLEGAL, MS_NSTATUS } ms_status;
 
 /* One candidate's measurement: its status and, when ok, the statistics of
@@ -34,5 +37,7 @@ void ms_set_detail(ms_measurement *m, const char *fmt, ...) __attribute__((forma
 /* Fills the statistics of m from n >= 1 samples (sorted in place): median,
  * mean, standard deviation and a Student-t 95% interval of the mean. */
 void ms_summarise(double *samples, int n, ms_measurement *m);
+
+#pragma GCC visibility pop
 
 #endif

@@ -12,6 +12,9 @@
 #include "measurement.h"
 #include "space.h"
 
+/* The interface: exported, where the library's other symbols are hidden (cmake/library.cmake). */
+#pragma GCC visibility push(default)
+
 /* The seed of the functional inputs `npu-tune sim --check` computes on and the command
  * backend hands a board ({inputs}). */
 enum { SIM_SEED = 1 };
@@ -76,5 +79,7 @@ int64_t sim_compare(const sp_problem *p, const int8_t *in, int elem, const uint8
 /* Reverses the bytes of each es-byte element of p[0..n) on a big-endian host (files hold
  * little-endian values); nothing on a little-endian one. */
 void sim_le_bytes(uint8_t *p, size_t n, int es);
+
+#pragma GCC visibility pop
 
 #endif
