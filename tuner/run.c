@@ -687,7 +687,7 @@ int tn_run(int argc, char **argv)
         return usage(optind >= argc ? "a SCRIPT.lua is required" : "one SCRIPT.lua only");
     const char *path = argv[optind];
     ls_options lo = {.measures = ms_backend_names, .default_measure = "sim",
-                     .searches = tn_search_names, .default_search = "model", .safe = safe};
+                     .searches = tn_search_names, .default_search = tn_search_names[0], .safe = safe};
     if (!(r.script = ls_open(&lo))) {
         tn_error("out of memory starting Lua");
         return TN_ERROR;

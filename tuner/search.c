@@ -6,12 +6,23 @@
 
 #include "search_internal.h"
 
-const char *const tn_search_names[] = {"model", "exhaustive", "random", "anneal", "genetic", NULL};
+/* The registry: every strategy, in the order scripts' messages and --help
+ * list them (the first is the default). Strategy NAME is tn_strategy_NAME,
+ * defined in its own search_NAME.c, which CMake compiles by glob: adding a
+ * strategy is that file and one line here. */
+#define TN_SEARCHES(X) \
+    X(model)           \
+    X(exhaustive)      \
+    X(random)          \
+    X(anneal)          \
+    X(genetic)
 
-static const tn_strategy *const strategies[] = {
-    &tn_strategy_model, &tn_strategy_exhaustive, &tn_strategy_random, &tn_strategy_anneal,
-    &tn_strategy_genetic,
-};
+#define DECLARE(name) extern const tn_strategy tn_strategy_##name;
+TN_SEARCHES(DECLARE)
+#define NAME(name) #name,
+const char *const tn_search_names[] = {TN_SEARCHES(NAME) NULL};
+#define ENTRY(name) &tn_strategy_##name,
+static const tn_strategy *const strategies[] = {TN_SEARCHES(ENTRY)};
 
 /* Index of config c in a sorted candidate array, or (size_t)-1. */
 size_t tn_search_find(const sp_candidate *cands, size_t n, const sp_config *c)
@@ -94,7 +105,7 @@ tn_search *tn_search_open(const char *name, const tn_search_args *a)
 {
     const tn_strategy *st = NULL;
     for (size_t i = 0; name && i < sizeof strategies / sizeof *strategies; i++)
-        if (strcmp(strategies[i]->name, name) == 0)
+        if (strcmp(tn_search_names[i], name) == 0)
             st = strategies[i];
     if (!st || !a || (a->n && !a->cands))
         return NULL;
@@ -280,6 +291,18 @@ size_t tn__neighbours(const tn_search *s, size_t i, size_t *out)
 }
 
 /* ---- picking untried candidates ---- */
+
+/* Model order from *next on (see search_internal.h). */
+size_t tn__ranked(tn_search *s, size_t *next, size_t *idx, size_t max)
+{
+    size_t k = 0;
+    for (; *next < s->n && k < max; (*next)++)
+        if (tn__untried(s, s->order[*next]))
+            idx[k++] = s->order[*next];
+    while (*next < s->n && !tn__untried(s, s->order[*next]))
+        (*next)++;
+    return k;
+}
 
 /* How far candidate i is from config c (l: c's logs): log2 ratios of m, n,
  * k and cores, 1 for another strategy, 1/2 each for double buffering, split. */

@@ -23,8 +23,8 @@ typedef struct {
 
 typedef struct tn_search tn_search;
 
-/* Names of the strategies, NULL-terminated: model, exhaustive, random,
- * anneal, genetic. */
+/* Names of the strategies, NULL-terminated, in the order of the registry
+ * (search.c); the first is the default. */
 extern const char *const tn_search_names[];
 
 /* A strategy by name over a; NULL if the name is unknown or memory ran out. */

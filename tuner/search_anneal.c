@@ -110,5 +110,4 @@ static void anneal_fini(tn_search *s)
     free(s->impl);
 }
 
-const tn_strategy tn_strategy_anneal = {"anneal", anneal_init, anneal_ask, anneal_tell,
-                                        anneal_fini};
+const tn_strategy tn_strategy_anneal = {anneal_init, anneal_ask, anneal_tell, anneal_fini};

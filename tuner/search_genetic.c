@@ -102,4 +102,4 @@ static void genetic_fini(tn_search *s)
     free(s->impl);
 }
 
-const tn_strategy tn_strategy_genetic = {"genetic", genetic_init, genetic_ask, NULL, genetic_fini};
+const tn_strategy tn_strategy_genetic = {genetic_init, genetic_ask, NULL, genetic_fini};

@@ -12,12 +12,11 @@
 /* Most neighbours a config has (see tn__neighbours). */
 #define TN_MAX_NEIGHBOURS 24
 
-/* One strategy: init allocates s->impl (false when memory ran out); ask
- * gets 1 <= max <= what the budget still allows and returns untried indices
- * only (0 = done); tell (optional) runs after the dispatcher has recorded the
- * value; fini frees s->impl. */
+/* One strategy, named by its line in search.c's registry: init allocates
+ * s->impl (false when memory ran out); ask gets 1 <= max <= what the budget
+ * still allows and returns untried indices only (0 = done); tell (optional)
+ * runs after the dispatcher has recorded the value; fini frees s->impl. */
 typedef struct {
-    const char *name;
     bool (*init)(tn_search *s);
     size_t (*ask)(tn_search *s, size_t *idx, size_t max);
     void (*tell)(tn_search *s, size_t idx, bool ok, double value);
@@ -49,9 +48,6 @@ struct tn_search {
     void *impl;
 };
 
-extern const tn_strategy tn_strategy_model, tn_strategy_exhaustive, tn_strategy_random,
-    tn_strategy_anneal, tn_strategy_genetic;
-
 /* True if index i was never asked. */
 static inline bool tn__untried(const tn_search *s, size_t i)
 {
@@ -72,6 +68,10 @@ size_t tn__neighbours(const tn_search *s, size_t i, size_t *out);
  * ties; TN_NONE if all are excluded. */
 size_t tn__nearest(const tn_search *s, const sp_config *c, bool untried_only, const size_t *skip,
                    size_t nskip);
+
+/* The next untried candidates in model order (s->order) from position
+ * *next, up to max; *next moves past every asked one. */
+size_t tn__ranked(tn_search *s, size_t *next, size_t *idx, size_t max);
 
 /* A uniformly random untried candidate not in skip[0..nskip), or TN_NONE. */
 size_t tn__random_untried(tn_search *s, const size_t *skip, size_t nskip);

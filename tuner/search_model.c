@@ -1,5 +1,5 @@
-/* search_model.c — the model-guided strategies: `model` (the model's top few,
- * then hill climbing over neighbours of the best measured) and `exhaustive`. */
+/* search_model.c — the `model` strategy: the model's top few, then hill
+ * climbing over neighbours of the best measured, then down the ranking. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -30,23 +30,11 @@ static bool model_init(tn_search *s)
     return true;
 }
 
-/* The next untried candidates in model order, up to max. */
-static size_t ranked(tn_search *s, model_state *m, size_t *idx, size_t max)
-{
-    size_t k = 0;
-    for (; m->next < s->n && k < max; m->next++)
-        if (tn__untried(s, s->order[m->next]))
-            idx[k++] = s->order[m->next];
-    while (m->next < s->n && !tn__untried(s, s->order[m->next]))
-        m->next++;
-    return k;
-}
-
 static size_t model_ask(tn_search *s, size_t *idx, size_t max)
 {
     model_state *m = s->impl;
     if (s->ntold == 0 || s->best == TN_NONE) /* the start, or all failed so far */
-        return ranked(s, m, idx, max < FIRST ? max : FIRST);
+        return tn__ranked(s, &m->next, idx, max < FIRST ? max : FIRST);
     size_t nb[TN_MAX_NEIGHBOURS], n = tn__neighbours(s, s->best, nb), k = 0;
     for (size_t j = 0; j < n && k < max; j++)
         if (tn__untried(s, nb[j]))
@@ -69,7 +57,7 @@ static size_t model_ask(tn_search *s, size_t *idx, size_t max)
         if (s->cands[s->order[m->next]].fig.est_cycles * lo * (lo / med) >= s->value[s->best])
             return 0;
     }
-    return ranked(s, m, idx, max < FIRST ? max : FIRST);
+    return tn__ranked(s, &m->next, idx, max < FIRST ? max : FIRST);
 }
 
 static void model_tell(tn_search *s, size_t idx, bool ok, double value)
@@ -92,25 +80,4 @@ static void free_model(tn_search *s)
     free(m);
 }
 
-static void free_impl(tn_search *s)
-{
-    free(s->impl);
-}
-
-const tn_strategy tn_strategy_model = {"model", model_init, model_ask, model_tell, free_model};
-
-/* ---- exhaustive: everything, in model order, so a budget cut keeps the best-ranked ---- */
-
-static bool exhaustive_init(tn_search *s)
-{
-    s->impl = calloc(1, sizeof(model_state));
-    return s->impl != NULL;
-}
-
-static size_t exhaustive_ask(tn_search *s, size_t *idx, size_t max)
-{
-    return ranked(s, s->impl, idx, max);
-}
-
-const tn_strategy tn_strategy_exhaustive = {"exhaustive", exhaustive_init, exhaustive_ask, NULL,
-                                            free_impl};
+const tn_strategy tn_strategy_model = {model_init, model_ask, model_tell, free_model};
