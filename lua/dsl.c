@@ -281,13 +281,9 @@ static int enum_list(lua_State *L, const char *fn, const char *key,
         const char *v = lua_tostring(L, -1);
         int e = parse(v);
         if (e < 0) {
-            const char *names[8];
-            int k = 0;
-            while (k < 7 && name(k))
-                names[k] = name(k), k++;
-            names[k] = NULL;
             char allowed[128];
-            ls_fail(L, fn, "%s '%.60s' is not one of %s", key, v, join(names, allowed, sizeof allowed));
+            ls_fail(L, fn, "%s '%.60s' is not one of %s", key, v,
+                    sp_names(name, ", ", ", ", allowed, sizeof allowed));
         }
         bool seen = false;
         for (int j = 0; j < nout; j++)
@@ -392,13 +388,9 @@ static int l_matmul(lua_State *L)
             ls_fail(L, "matmul", "'dtype' must be a string");
         dtype = sp_dtype_parse(lua_tostring(L, -1));
         if (dtype < 0) {
-            const char *names[SP_NDTYPE + 1];
-            for (int d = 0; d < SP_NDTYPE; d++)
-                names[d] = sp_dtype_name(d);
-            names[SP_NDTYPE] = NULL;
             char allowed[128];
             ls_fail(L, "matmul", "dtype '%.60s' is not one of %s", lua_tostring(L, -1),
-                    join(names, allowed, sizeof allowed));
+                    sp_names(sp_dtype_name, ", ", ", ", allowed, sizeof allowed));
         }
     }
     lua_pop(L, 1);

@@ -215,14 +215,16 @@ static bool text(const where *w, rs_field f, const char *s, char *out, size_t si
     return true;
 }
 
-/* One of a name list (through its parser) stored as a byte; "is not A, B or
- * C" otherwise. */
+/* One of a name table (its parser and names) stored as a byte; "is not A,
+ * B or C" otherwise. */
 static bool choice(const where *w, rs_field f, const char *s, int (*parse)(const char *),
-                   const char *list, uint8_t *v)
+                   const char *(*name)(int), uint8_t *v)
 {
     int x = parse(s);
+    char list[64];
     if (x < 0)
-        return fail(w, "field '%s' is not %s: '%s'", names[f], list, s);
+        return fail(w, "field '%s' is not %s: '%s'", names[f],
+                    sp_names(name, ", ", " or ", list, sizeof list), s);
     *v = (uint8_t)x;
     return true;
 }
@@ -268,12 +270,12 @@ static bool parse_field(const where *w, rs_field f, char *s, rs_entry *e)
     case RS_K: return integer(w, f, s, 1, SP_VALUE_MAX, &p->K);
     case RS_BATCH: return integer(w, f, s, 1, SP_VALUE_MAX, &p->batch);
     case RS_DTYPE:
-        if (!choice(w, f, s, sp_dtype_parse, "fp16, int8, fp32 or bf16", &v))
+        if (!choice(w, f, s, sp_dtype_parse, sp_dtype_name, &v))
             return false;
         p->dtype = (sp_dtype)v;
         return true;
     case RS_TARGET: return text(w, f, s, e->target, sizeof e->target);
-    case RS_STRATEGY: return choice(w, f, s, sp_strategy_parse, "IS, WS or OS", &c->strategy);
+    case RS_STRATEGY: return choice(w, f, s, sp_strategy_parse, sp_strategy_name, &c->strategy);
     case RS_TILE_M: return int32(w, f, s, &c->m);
     case RS_TILE_N: return int32(w, f, s, &c->n);
     case RS_TILE_K: return int32(w, f, s, &c->k);
@@ -283,7 +285,7 @@ static bool parse_field(const where *w, rs_field f, char *s, rs_entry *e)
         c->double_buffer = (uint8_t)db;
         return true;
     case RS_CORES: return int32(w, f, s, &c->cores);
-    case RS_SPLIT: return choice(w, f, s, sp_split_parse, "M, N or MN", &c->split);
+    case RS_SPLIT: return choice(w, f, s, sp_split_parse, sp_split_name, &c->split);
     case RS_LOAD: /* model figures: empty for an illegal candidate, not kept */
     case RS_EST: return !*s || real(w, f, s, &ignored);
     case RS_BACKEND: return text(w, f, s, e->backend, sizeof e->backend);

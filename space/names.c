@@ -1,5 +1,6 @@
 /* names.c — printable names of strategies, splits, dtypes, buffers and paths,
  * the dtype fact table (bytes per element, fractal shape) and problem names. */
+#include <stdio.h>
 #include <string.h>
 
 #include "space.h"
@@ -56,6 +57,22 @@ int sp_dtype_parse(const char *s)
         if (strcmp(dtypes[d].name, s) == 0)
             return d;
     return -1;
+}
+
+const char *sp_names(const char *(*name)(int), const char *sep, const char *last, char *buf,
+                     size_t len)
+{
+    size_t used = 0;
+    if (len)
+        buf[0] = '\0';
+    for (int i = 0; name(i) && used < len; i++) {
+        int w = snprintf(buf + used, len - used, "%s%s", i == 0 ? "" : name(i + 1) ? sep : last,
+                         name(i));
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+    return buf;
 }
 
 const sp_dtype_info *sp_dtype_get(sp_dtype d) { return &dtypes[d]; }

@@ -184,6 +184,12 @@ const char *sp_path_name(int p);
 int sp_strategy_parse(const char *s);
 int sp_split_parse(const char *s);
 int sp_dtype_parse(const char *s);
+/* The names name(0), name(1), ... up to the first NULL, joined by sep and
+ * the last two by last ("fp16, int8, fp32 or bf16", "IS|WS|OS"), into buf
+ * (cut to fit); returns buf. Every list of names a message or a usage text
+ * shows comes from a name table this way. */
+const char *sp_names(const char *(*name)(int), const char *sep, const char *last, char *buf,
+                     size_t len);
 /* Whether s[0..len) can name a problem in the CSV files: 1 to SP_LABEL_MAX
  * characters from A-Z a-z 0-9 _ . - */
 bool sp_label_ok(const char *s, size_t len);

@@ -19,7 +19,7 @@ void tn_error(const char *fmt, ...)
 int tn_usage(const char *cmd, const char *text, const char *why)
 {
     if (!why) { /* a write error: main's check of standard output */
-        fputs(text, stdout);
+        tn_help(text);
         return TN_OK;
     }
     if (cmd)

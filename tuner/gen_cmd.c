@@ -11,9 +11,9 @@
 #include "tuner.h"
 
 static const char usage_text[] =
-    "usage: npu-tune gen --target T --shape MxNxK --strategy IS|WS|OS --tile mxnxk\n"
-    "                    [--batch B] [--dtype fp16|int8|fp32|bf16] [--double-buffer on|off]\n"
-    "                    [--cores C] [--split M|N|MN] [--micro MRxNR] [-o FILE]\n"
+    "usage: npu-tune gen --target T --shape MxNxK --strategy {strategies} --tile mxnxk\n"
+    "                    [--batch B] [--dtype {dtypes}] [--double-buffer on|off]\n"
+    "                    [--cores C] [--split {splits}] [--micro MRxNR] [-o FILE]\n"
     "       npu-tune gen --table TABLE.csv --shape MxNxK [--batch B] [--dtype D]\n"
     "                    [--target T] [-o FILE]\n"
     "  NPU targets: the kernel program (text, runs in npu-tune sim); --target host:\n"

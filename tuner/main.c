@@ -25,27 +25,27 @@ static bool detect_host(sp_target *t, char *err, size_t errlen)
 
 static int help(void)
 {
-    printf("npu-tune %s — autotuner for matrix kernels on NPU-style accelerators\n\n"
-           "usage:\n"
-           "  npu-tune [--quiet] [--format text|csv] [--seed N] [--wait] [--safe] SCRIPT.lua\n"
-           "                                      run the script's tuning (--wait: queue behind\n"
-           "                                      another run on the same journal; --safe: only\n"
-           "                                      Lua's base, string, table and math; no command)\n"
-           "  npu-tune model --target T --shape MxNxK [--batch B] [--dtype fp16|int8|fp32|bf16]\n"
-           "                 [--strategy IS|WS|OS] [--tile mxnxk] [--double-buffer on|off]\n"
-           "                 [--cores C] [--split M|N|MN] [--micro MRxNR] [--format text|csv]\n"
-           "      with --tile: explain that config; without: best tile per strategy\n"
-           "  npu-tune gen --target T --shape MxNxK --strategy S --tile mxnxk\n"
-           "               [--batch B] [--dtype D] [--double-buffer on|off] [--cores C]\n"
-           "               [--split M|N|MN] [--micro MRxNR] [-o FILE]\n"
-           "                      the kernel of one config (--target host: C source of nt_sgemm)\n"
-           "  npu-tune gen --table TABLE.csv --shape MxNxK [--batch B] [--dtype D] [--target T]\n"
-           "               [-o FILE]                      the kernel for a shape, from a table\n"
-           "  npu-tune sim KERNEL [--format text|csv] [--trace out.json] [--check]\n"
-           "  npu-tune table export TABLE.csv -o FILE.h   the table as a C header\n"
-           "  npu-tune plot RESULTS.csv [-o DIR]          plots of a journal (gnuplot)\n"
-           "  npu-tune --version\n",
+    printf("npu-tune %s — autotuner for matrix kernels on NPU-style accelerators\n\n",
            NPU_TUNE_VERSION);
+    tn_help("usage:\n"
+            "  npu-tune [--quiet] [--format text|csv] [--seed N] [--wait] [--safe] SCRIPT.lua\n"
+            "                                      run the script's tuning (--wait: queue behind\n"
+            "                                      another run on the same journal; --safe: only\n"
+            "                                      Lua's base, string, table and math; no command)\n"
+            "  npu-tune model --target T --shape MxNxK [--batch B] [--dtype {dtypes}]\n"
+            "                 [--strategy {strategies}] [--tile mxnxk] [--double-buffer on|off]\n"
+            "                 [--cores C] [--split {splits}] [--micro MRxNR] [--format text|csv]\n"
+            "      with --tile: explain that config; without: best tile per strategy\n"
+            "  npu-tune gen --target T --shape MxNxK --strategy S --tile mxnxk\n"
+            "               [--batch B] [--dtype D] [--double-buffer on|off] [--cores C]\n"
+            "               [--split {splits}] [--micro MRxNR] [-o FILE]\n"
+            "                      the kernel of one config (--target host: C source of nt_sgemm)\n"
+            "  npu-tune gen --table TABLE.csv --shape MxNxK [--batch B] [--dtype D] [--target T]\n"
+            "               [-o FILE]                      the kernel for a shape, from a table\n"
+            "  npu-tune sim KERNEL [--format text|csv] [--trace out.json] [--check]\n"
+            "  npu-tune table export TABLE.csv -o FILE.h   the table as a C header\n"
+            "  npu-tune plot RESULTS.csv [-o DIR]          plots of a journal (gnuplot)\n"
+            "  npu-tune --version\n");
     return TN_OK;
 }
 

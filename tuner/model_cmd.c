@@ -8,9 +8,9 @@
 #include "tuner.h"
 
 static const char usage_text[] =
-    "usage: npu-tune model --target T --shape MxNxK [--batch B] [--dtype fp16|int8|fp32|bf16]\n"
-    "                      [--strategy IS|WS|OS] [--tile mxnxk] [--double-buffer on|off]\n"
-    "                      [--cores C] [--split M|N|MN] [--micro MRxNR] [--format text|csv]\n";
+    "usage: npu-tune model --target T --shape MxNxK [--batch B] [--dtype {dtypes}]\n"
+    "                      [--strategy {strategies}] [--tile mxnxk] [--double-buffer on|off]\n"
+    "                      [--cores C] [--split {splits}] [--micro MRxNR] [--format text|csv]\n";
 
 static const char csv_header[] =
     "strategy,m,n,k,double_buffer,cores,split,legal,load_volume_elems,store_elems,"

@@ -29,7 +29,9 @@ int tn_parse_request(int argc, char **argv, const char *cmd, const char *text, i
     r->strategy = -1;
     opterr = 0;
     optind = 1;
+    char list[64];
 #define BAD(...) return snprintf(why, sizeof why, __VA_ARGS__), tn_usage(cmd, text, why)
+#define ONE_OF(name) sp_names(name, ", ", ", ", list, sizeof list)
     while ((o = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
         switch (o) {
         case 't': target = optarg; break;
@@ -46,7 +48,7 @@ int tn_parse_request(int argc, char **argv, const char *cmd, const char *text, i
             break;
         case 'd':
             if ((o = sp_dtype_parse(optarg)) < 0)
-                BAD("--dtype '%s' is not one of fp16, int8, fp32, bf16", optarg);
+                BAD("--dtype '%s' is not one of %s", optarg, ONE_OF(sp_dtype_name));
             r->p.dtype = (sp_dtype)o;
             r->have_dtype = 1;
             break;
@@ -58,7 +60,7 @@ int tn_parse_request(int argc, char **argv, const char *cmd, const char *text, i
             break;
         case 'S':
             if ((r->strategy = sp_strategy_parse(optarg)) < 0)
-                BAD("--strategy '%s' is not one of IS, WS, OS", optarg);
+                BAD("--strategy '%s' is not one of %s", optarg, ONE_OF(sp_strategy_name));
             r->c.strategy = (uint8_t)r->strategy;
             break;
         case 'T':
@@ -81,7 +83,7 @@ int tn_parse_request(int argc, char **argv, const char *cmd, const char *text, i
             break;
         case 'p':
             if ((o = sp_split_parse(optarg)) < 0)
-                BAD("--split '%s' is not one of M, N, MN", optarg);
+                BAD("--split '%s' is not one of %s", optarg, ONE_OF(sp_split_name));
             r->c.split = (uint8_t)o;
             r->have_knobs = 1;
             break;
@@ -109,6 +111,7 @@ int tn_parse_request(int argc, char **argv, const char *cmd, const char *text, i
     if (optind < argc)
         BAD("unexpected argument '%s'", argv[optind]);
 #undef BAD
+#undef ONE_OF
     if ((!target && !r->table) || !have_shape)
         return tn_usage(cmd, text, !have_shape ? "--shape is required" : "--target is required");
     if (!target) /* the table names its target */

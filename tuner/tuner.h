@@ -30,6 +30,10 @@ int tn_sim(int argc, char **argv);
 /* Prints "npu-tune: <message>" on stderr (one line). */
 void tn_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Prints a usage text on stdout with its name lists filled in from the
+ * registries: {dtypes}, {strategies}, {splits}, ... become "A|B|C". */
+void tn_help(const char *text);
+
 /* A usage error or a request for help. With why: one line "npu-tune: CMD:
  * WHY (see 'npu-tune CMD --help')" on stderr, TN_USAGE (cmd NULL: the script
  * runner). Without: `text` on stdout, TN_OK (main checks that standard
