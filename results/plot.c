@@ -12,22 +12,31 @@
 #include "base.h"
 #include "internal.h"
 
-/* The scripts of results/plots/, embedded at build time (cmake/embed.cmake). */
-extern const char rs_plot_measured_vs_model_gp[], rs_plot_strategies_gp[], rs_plot_tiles_gp[];
-extern const size_t rs_plot_measured_vs_model_gp_len, rs_plot_strategies_gp_len,
-    rs_plot_tiles_gp_len;
+/* The registry of plots: NAME is drawn by draw_NAME from the gnuplot script
+ * results/plots/NAME.gp (CMake embeds every script of that folder as
+ * rs_plot_NAME_gp), and shows what the text says (--help lists it). */
+#define RS_PLOTS(X)                                                                 \
+    X(measured_vs_model, "every ok measurement against the model's estimate")      \
+    X(strategies, "per shape, the best measurement of each strategy")              \
+    X(tiles, "per shape (tiles_SHAPE), the measured tile plane of its best strategy")
 
-enum { SC_MODEL, SC_STRATEGIES, SC_TILES, SC_N };
+#define EMBEDDED(name, what) extern const char rs_plot_##name##_gp[]; \
+    extern const size_t rs_plot_##name##_gp_len;
+RS_PLOTS(EMBEDDED)
+#define INDEX(name, what) PLOT_##name,
+enum { RS_PLOTS(INDEX) NPLOTS };
+#define SCRIPT(name, what) {#name, #name ".gp", rs_plot_##name##_gp, &rs_plot_##name##_gp_len, what},
 
 static const struct {
-    const char *name; /* file name in results/plots/ and $NPU_TUNE_PLOTS */
+    const char *name;
+    const char *file; /* its script's name in results/plots/ and $NPU_TUNE_PLOTS */
     const char *text;
     const size_t *len;
-} scripts[SC_N] = {
-    {"measured_vs_model.gp", rs_plot_measured_vs_model_gp, &rs_plot_measured_vs_model_gp_len},
-    {"strategies.gp", rs_plot_strategies_gp, &rs_plot_strategies_gp_len},
-    {"tiles.gp", rs_plot_tiles_gp, &rs_plot_tiles_gp_len},
-};
+    const char *what;
+} plots[NPLOTS] = {RS_PLOTS(SCRIPT)};
+
+const char *rs_plot_name(int i) { return i >= 0 && i < NPLOTS ? plots[i].name : NULL; }
+const char *rs_plot_what(int i) { return i >= 0 && i < NPLOTS ? plots[i].what : NULL; }
 
 enum { MAX_STRATEGIES = 16, NAME_LEN = 16 };
 
@@ -542,13 +551,13 @@ static bool run_gnuplot(const char *gnuplot, const char *vars, const char *scrip
 /* Where the scripts are read from: $NPU_TUNE_PLOTS, else temporary copies
  * of the embedded ones in the output directory. */
 typedef struct {
-    char *path[SC_N];
-    bool temporary[SC_N];
+    char *path[NPLOTS];
+    bool temporary[NPLOTS];
 } script_set;
 
 static void scripts_free(script_set *s)
 {
-    for (int i = 0; i < SC_N; i++) {
+    for (int i = 0; i < NPLOTS; i++) {
         if (s->path[i] && s->temporary[i])
             unlink(s->path[i]);
         free(s->path[i]);
@@ -570,14 +579,14 @@ static bool put_text(FILE *f, void *ctx)
 static bool scripts_prepare(script_set *s, const char *dir, char *err, size_t errlen)
 {
     const char *from = getenv("NPU_TUNE_PLOTS");
-    for (int i = 0; i < SC_N; i++) {
-        size_t len = strlen(from && *from ? from : dir) + strlen(scripts[i].name) + 32;
+    for (int i = 0; i < NPLOTS; i++) {
+        size_t len = strlen(from && *from ? from : dir) + strlen(plots[i].file) + 32;
         if (!(s->path[i] = malloc(len))) {
             snprintf(err, errlen, "out of memory");
             return false;
         }
         if (from && *from) {
-            snprintf(s->path[i], len, "%s/%s", from, scripts[i].name);
+            snprintf(s->path[i], len, "%s/%s", from, plots[i].file);
             if (access(s->path[i], R_OK)) {
                 snprintf(err, errlen, "NPU_TUNE_PLOTS: cannot read '%s': %s", s->path[i],
                          strerror(errno));
@@ -586,8 +595,8 @@ static bool scripts_prepare(script_set *s, const char *dir, char *err, size_t er
             continue;
         }
         /* DIR/.NAME.PID: this process's copy, written like every other file */
-        snprintf(s->path[i], len, "%s/.%s.%ld", dir, scripts[i].name, (long)getpid());
-        script_text text = {scripts[i].text, *scripts[i].len};
+        snprintf(s->path[i], len, "%s/.%s.%ld", dir, plots[i].file, (long)getpid());
+        script_text text = {plots[i].text, *plots[i].len};
         if (!bs_write_atomic(s->path[i], put_text, &text, err, errlen))
             return false;
         s->temporary[i] = true;
@@ -619,7 +628,7 @@ static bool render(renderer *r, int sc, const char *base, const char *data, cons
         if (!ok)
             snprintf(err, errlen, "out of memory");
         else
-            ok = run_gnuplot(r->gnuplot, vars.s, r->scripts.path[sc], scripts[sc].name,
+            ok = run_gnuplot(r->gnuplot, vars.s, r->scripts.path[sc], plots[sc].file,
                              r->scripts.temporary[sc], terms[t], out.s, err, errlen);
         free(vars.s);
         free(out.s);
@@ -641,7 +650,8 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static bool plot_model(renderer *r, const pdata *d, sbuf *common, char *err, size_t errlen)
+static bool draw_measured_vs_model(renderer *r, int sc, const pdata *d, sbuf *common, char *err,
+                                   size_t errlen)
 {
     double scale = 1;
     if (strcmp(d->unit, "cycles") != 0) {
@@ -658,20 +668,21 @@ static bool plot_model(renderer *r, const pdata *d, sbuf *common, char *err, siz
         free(q);
     }
     sbuf data = {0}, vars = {0};
-    bool ok = data_path(&data, r->dir, "measured_vs_model");
+    bool ok = data_path(&data, r->dir, plots[sc].name);
     sb_printf(&vars, "%sscale=%.10g; ", common->s, scale);
     if (!ok || vars.oom) {
         snprintf(err, errlen, "out of memory");
         ok = false;
     } else
         ok = bs_write_atomic(data.s, write_model_data, (void *)d, err, errlen) &&
-             render(r, SC_MODEL, "measured_vs_model", data.s, vars.s, err, errlen);
+             render(r, sc, plots[sc].name, data.s, vars.s, err, errlen);
     free(data.s);
     free(vars.s);
     return ok;
 }
 
-static bool plot_strategies(renderer *r, const pdata *d, sbuf *common, char *err, size_t errlen)
+static bool draw_strategies(renderer *r, int sc, const pdata *d, sbuf *common, char *err,
+                            size_t errlen)
 {
     double lo = 0, hi = 0;
     for (size_t i = 0; i < d->nshapes; i++)
@@ -683,22 +694,22 @@ static bool plot_strategies(renderer *r, const pdata *d, sbuf *common, char *err
                 hi = v;
         }
     sbuf data = {0}, vars = {0};
-    bool ok = data_path(&data, r->dir, "strategies");
+    bool ok = data_path(&data, r->dir, plots[sc].name);
     sb_printf(&vars, "%snshapes=%zu; logy=%d; ", common->s, d->nshapes, hi > 30 * lo);
     if (!ok || vars.oom) {
         snprintf(err, errlen, "out of memory");
         ok = false;
     } else
         ok = bs_write_atomic(data.s, write_strategy_data, (void *)d, err, errlen) &&
-             render(r, SC_STRATEGIES, "strategies", data.s, vars.s, err, errlen);
+             render(r, sc, plots[sc].name, data.s, vars.s, err, errlen);
     free(data.s);
     free(vars.s);
     return ok;
 }
 
 /* The tile plane of shape si for its best strategy. */
-static bool plot_tiles(renderer *r, const pdata *d, size_t si, sbuf *common, char *err,
-                       size_t errlen)
+static bool tile_plane_of(renderer *r, int sc, const pdata *d, size_t si, sbuf *common,
+                          char *err, size_t errlen)
 {
     const pshape *sh = &d->shapes[si];
     int best = 0;
@@ -747,7 +758,7 @@ static bool plot_tiles(renderer *r, const pdata *d, size_t si, sbuf *common, cha
         snprintf(err, errlen, "out of memory");
     else
         ok = bs_write_atomic(data.s, write_tile_data, &t, err, errlen) &&
-             render(r, SC_TILES, base.s, data.s, vars.s, err, errlen);
+             render(r, sc, base.s, data.s, vars.s, err, errlen);
     free(t.p);
     free(ms);
     free(ns);
@@ -756,6 +767,19 @@ static bool plot_tiles(renderer *r, const pdata *d, size_t si, sbuf *common, cha
     free(vars.s);
     return ok;
 }
+
+static bool draw_tiles(renderer *r, int sc, const pdata *d, sbuf *common, char *err,
+                       size_t errlen)
+{
+    bool ok = true;
+    for (size_t i = 0; ok && i < d->nshapes; i++)
+        ok = tile_plane_of(r, sc, d, i, common, err, errlen);
+    return ok;
+}
+
+#define DRAW(name, what) draw_##name,
+static bool (*const draw[NPLOTS])(renderer *, int, const pdata *, sbuf *, char *,
+                                  size_t) = {RS_PLOTS(DRAW)};
 
 /* Reads the journal, writes the data files into dir, renders every plot as
  * PNG and SVG; the first failure stops it with a one-line reason. */
@@ -791,10 +815,8 @@ bool rs_plot(const char *journal, const char *dir, char *err, size_t errlen)
             ok = false;
         }
     }
-    ok = ok && plot_model(&r, &d, &common, err, errlen) &&
-         plot_strategies(&r, &d, &common, err, errlen);
-    for (size_t i = 0; ok && i < d.nshapes; i++)
-        ok = plot_tiles(&r, &d, i, &common, err, errlen);
+    for (int sc = 0; ok && sc < NPLOTS; sc++)
+        ok = draw[sc](&r, sc, &d, &common, err, errlen);
     scripts_free(&r.scripts);
     free(probe.s);
     free(common.s);

@@ -131,6 +131,11 @@ bool rs_header_write(FILE *f, const rs_entry *e, size_t n, const rs_signature *s
 const rs_entry *rs_table_pick(const rs_entry *e, size_t n, const sp_target *t,
                               const sp_problem *p, bool *exact);
 
+/* The plots rs_plot draws: name i ("measured_vs_model", ...) and what it
+ * shows; NULL past the last. */
+const char *rs_plot_name(int i);
+const char *rs_plot_what(int i);
+
 /* Renders the plots of a results journal with gnuplot into dir (PNG and
  * SVG): measured vs model estimate, best per strategy per shape, and the
  * measured tile plane of the best strategy. False with a reason (e.g.

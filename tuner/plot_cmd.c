@@ -13,9 +13,20 @@
 #include "results.h"
 #include "tuner.h"
 
-static const char usage_text[] = "usage: npu-tune plot RESULTS.csv [-o DIR]\n";
+static const char usage_text[] =
+    "usage: npu-tune plot RESULTS.csv [-o DIR]\n"
+    "  draws with gnuplot, as PNG and SVG in DIR (default: the journal's directory + /plots):\n";
 
 static int usage(const char *why) { return tn_usage("plot", usage_text, why); }
+
+/* The usage and the plots of results/plot.c's registry. */
+static int help(void)
+{
+    usage(NULL);
+    for (int i = 0; rs_plot_name(i); i++)
+        printf("    %-18s %s\n", rs_plot_name(i), rs_plot_what(i));
+    return TN_OK;
+}
 
 /* An image file of the output directory and what it was before plotting. */
 typedef struct {
@@ -114,7 +125,7 @@ int tn_plot(int argc, char **argv)
     while ((o = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         switch (o) {
         case 'o': dir = optarg; break;
-        case 'h': return usage(NULL);
+        case 'h': return help();
         default:
             snprintf(why, sizeof why, "unknown or incomplete option '%s'", argv[optind - 1]);
             return usage(why);
