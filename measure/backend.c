@@ -1,4 +1,4 @@
-/* backend.c — the table of measurement backends, and measuring a batch of
+/* backend.c — the registry of measurement backends, and measuring a batch of
  * candidates with one (in parallel when the backend says it is safe). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,29 +6,33 @@
 
 #include "measure.h"
 
-ms_backend *ms_model_open(const ms_settings *s, char *err, size_t errlen);
-ms_backend *ms_sim_open(const ms_settings *s, char *err, size_t errlen);
-ms_backend *ms_command_open(const ms_settings *s, char *err, size_t errlen);
-ms_backend *ms_host_open(const ms_settings *s, char *err, size_t errlen);
+/* The registry: every backend, in the order scripts' messages and --help
+ * list them. Backend NAME is opened by ms_NAME_open (its own file) and
+ * takes its name from here. */
+#define MS_BACKENDS(B) \
+    B(model)           \
+    B(sim)             \
+    B(host)            \
+    B(command)
 
-static const struct {
-    const char *name;
-    ms_backend *(*open)(const ms_settings *s, char *err, size_t errlen);
-} backends[] = {
-    {"model", ms_model_open},
-    {"sim", ms_sim_open},
-    {"command", ms_command_open},
-    {"host", ms_host_open},
-};
-
-const char *const ms_backend_names[] = {"model", "sim", "host", "command", NULL};
+#define DECLARE(name) ms_backend *ms_##name##_open(const ms_settings *s, char *err, size_t errlen);
+MS_BACKENDS(DECLARE)
+#define NAME(name) #name,
+const char *const ms_backend_names[] = {MS_BACKENDS(NAME) NULL};
+#define OPEN(name) ms_##name##_open,
+static ms_backend *(*const opens[])(const ms_settings *s, char *err, size_t errlen) = {
+    MS_BACKENDS(OPEN)};
 
 ms_backend *ms_open(const char *name, const ms_settings *settings, char *err, size_t errlen)
 {
     static const ms_settings none = {0};
-    for (size_t i = 0; i < sizeof backends / sizeof *backends; i++)
-        if (strcmp(backends[i].name, name) == 0)
-            return backends[i].open(settings ? settings : &none, err, errlen);
+    for (size_t i = 0; i < sizeof opens / sizeof *opens; i++)
+        if (strcmp(ms_backend_names[i], name) == 0) {
+            ms_backend *b = opens[i](settings ? settings : &none, err, errlen);
+            if (b)
+                b->name = ms_backend_names[i];
+            return b;
+        }
     snprintf(err, errlen, "measurement backend '%s' is not available in this build", name);
     return NULL;
 }

@@ -133,6 +133,23 @@ static void host_measure(ms_backend *b, const sp_target *t, const sp_problem *p,
     host_batch(b, t, p, c, 1, out, NULL, NULL);
 }
 
+/* The roofline: the FMA peak per core and of all cores, and the time lost. */
+static bool host_peak(ms_backend *b, ms_peak *out)
+{
+    (void)b;
+    hs_roofline r;
+    if (!hs_measure_roofline(&r))
+        return false;
+    *out = (ms_peak){.gflops_core = r.gflops_core, .gflops_all = r.gflops_all,
+                     .lost = r.lost.share};
+    FILE *f = fmemopen(out->text, sizeof out->text, "w");
+    if (f) {
+        hs_roofline_print(f, &r);
+        fclose(f);
+    }
+    return true;
+}
+
 static void host_close(ms_backend *b)
 {
     if (b)
@@ -152,8 +169,8 @@ ms_backend *ms_host_open(const ms_settings *s, char *err, size_t errlen)
     snprintf(st->workdir, sizeof st->workdir, "%s",
              s->workdir && *s->workdir ? s->workdir : "npu-tune-kernels");
     st->timeout = s->timeout > 0 ? s->timeout : 60;
-    *b = (ms_backend){.name = "host", .unit = "s", .parallel = false, .checked = true,
+    *b = (ms_backend){.unit = "s", .parallel = false, .checked = true,
                       .measure = host_measure, .measure_batch = host_batch, .final = host_final,
-                      .close = host_close, .state = st};
+                      .peak = host_peak, .close = host_close, .state = st};
     return b;
 }

@@ -14,6 +14,14 @@
 
 typedef struct ms_backend ms_backend;
 
+/* A machine's peak as a backend that times real hardware measures it, so
+ * that a run can give each winner's share of it. */
+typedef struct {
+    double gflops_core, gflops_all; /* peak GFLOP/s of one core, of all cores */
+    double lost;                    /* share of a running thread's time it does not get */
+    char text[320];                 /* the figures in one line, for the run's summary */
+} ms_peak;
+
 /* A measurement backend. measure() must be safe to call concurrently on
  * different candidates when `parallel` is set. */
 struct ms_backend {
@@ -37,6 +45,9 @@ struct ms_backend {
      * than measure); turns an ok measurement into wrong/crash/illegal/timeout. */
     void (*verify)(ms_backend *b, const sp_target *t, const sp_problem *p,
                    const sp_candidate *c, ms_measurement *out);
+    /* Optional: measures the machine's peak (about a second; once, before
+     * tuning); false when it could not. Its backend measures in seconds. */
+    bool (*peak)(ms_backend *b, ms_peak *out);
     void (*close)(ms_backend *b);
     void *state;
 };

@@ -28,7 +28,7 @@ ms_backend *ms_model_open(const ms_settings *s, char *err, size_t errlen)
     (void)s;
     ms_backend *b = calloc(1, sizeof *b);
     if (b)
-        *b = (ms_backend){.name = "model", .unit = "cycles", .parallel = true,
+        *b = (ms_backend){.unit = "cycles", .parallel = true,
                           .measure = model_measure, .close = model_close};
     if (!b)
         snprintf(err, errlen, "out of memory");

@@ -58,7 +58,7 @@ ms_backend *ms_sim_open(const ms_settings *s, char *err, size_t errlen)
     (void)s;
     ms_backend *b = calloc(1, sizeof *b);
     if (b)
-        *b = (ms_backend){.name = "sim", .unit = "cycles", .parallel = true,
+        *b = (ms_backend){.unit = "cycles", .parallel = true,
                           .measure = sim_measure, .verify = sim_verify, .close = sim_close};
     if (!b)
         snprintf(err, errlen, "out of memory");

@@ -6,7 +6,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "host.h"
 #include "measure.h"
 #include "results.h"
 #include "script.h"
@@ -33,9 +32,10 @@ typedef struct {
     int tty, drawn;
     double t0, last;
     size_t done_before;         /* measurements of finished problems */
-    /* host runs: the machine's roofline, measured once before tuning */
-    bool have_roof;
-    hs_roofline roof;
+    /* backends that time real hardware: the machine's peak, measured once
+     * before tuning */
+    bool have_peak;
+    ms_peak peak;
 } tn_session;
 
 /* Progress on stderr: a line redrawn in place on a terminal, plain lines

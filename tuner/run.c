@@ -10,7 +10,6 @@
 
 #include "base.h"
 #include "codegen.h"
-#include "host.h"
 #include "internal.h"
 #include "measure.h"
 #include "results.h"
@@ -462,8 +461,9 @@ static bool tune_problem(tn_session *r, size_t pi, plan *pl, char *err, size_t e
     return ok;
 }
 
-/* GFLOP/s of a host measurement (seconds for the whole batch) and its
- * fraction of the FMA peak of the cores it used; NaN when not a host run. */
+/* GFLOP/s of a measurement in seconds (for the whole batch) and its
+ * fraction of the machine's peak on the cores it used; NaN when the run
+ * measures no seconds (resp. no peak). */
 static void rate(const tn_session *r, const sp_problem *p, const sp_config *c, double seconds,
                  double *gflops, double *frac)
 {
@@ -471,16 +471,16 @@ static void rate(const tn_session *r, const sp_problem *p, const sp_config *c, d
     if (strcmp(r->backend->unit, "s") != 0 || !(seconds > 0))
         return;
     *gflops = 2.0 * (double)p->M * (double)p->N * (double)p->K * (double)p->batch / seconds / 1e9;
-    if (!r->have_roof)
+    if (!r->have_peak)
         return;
-    double peak = c->cores >= ls_target(r->script)->cores ? r->roof.gflops_all
-                                                           : r->roof.gflops_core * c->cores;
+    double peak = c->cores >= ls_target(r->script)->cores ? r->peak.gflops_all
+                                                           : r->peak.gflops_core * c->cores;
     *frac = *gflops / peak;
 }
 
 /* The summary on stdout: per shape the best config and measurement, the
- * model's pick and its gap to the best, and the counts (host runs: GFLOP/s
- * and the fraction of the measured FMA peak). */
+ * model's pick and its gap to the best, and the counts (runs in seconds:
+ * GFLOP/s, and the fraction of the machine's peak when the backend has one). */
 static void summary(const tn_session *r, const plan *pls, size_t np)
 {
     const char *unit = r->backend->unit;
@@ -554,11 +554,9 @@ static void summary(const tn_session *r, const plan *pls, size_t np)
                "best) and the model's pick were timed again side by side; the best config is the "
                "final's\n",
                nfinal, np, TN_FINALISTS, 100 * TN_FINAL_MARGIN);
-    if (!r->have_roof)
+    if (!r->have_peak)
         return;
-    printf("host roofline: ");
-    hs_roofline_print(stdout, &r->roof);
-    printf("\n");
+    printf("%s roofline: %s\n", r->backend->name, r->peak.text);
     for (size_t i = 0; i < np; i++) {
         const plan *pl = &pls[i];
         double gf, frac;
@@ -570,7 +568,7 @@ static void summary(const tn_session *r, const plan *pls, size_t np)
         shape_text(pl->p, shape, sizeof shape);
         printf("  %-10s %-14s %8.1f GFLOP/s = %3.0f%% of the peak of %d core%s", pl->p->name,
                shape, gf, 100 * frac, c->cores, c->cores == 1 ? "" : "s");
-        double kept = 1 - r->roof.lost.share; /* what a running thread gets */
+        double kept = 1 - r->peak.lost; /* what a running thread gets */
         if (kept > 0 && kept < 1)
             printf("; %3.0f%% of the peak less the time lost", 100 * frac / kept);
         printf("\n");
@@ -725,14 +723,8 @@ int tn_run(int argc, char **argv)
         !open_journal(&r, pls, np, &sig, wait, err, sizeof err))
         goto fail;
     r.np = np;
-    if (strcmp(r.backend->name, "host") == 0) {
-        r.have_roof = hs_measure_roofline(&r.roof);
-        if (!r.quiet && r.have_roof) {
-            fprintf(stderr, "npu-tune: host roofline: ");
-            hs_roofline_print(stderr, &r.roof);
-            fprintf(stderr, "\n");
-        }
-    }
+    if (r.backend->peak && (r.have_peak = r.backend->peak(r.backend, &r.peak)) && !r.quiet)
+        fprintf(stderr, "npu-tune: %s roofline: %s\n", r.backend->name, r.peak.text);
     tn_progress_start(&r);
     for (size_t i = 0; i < np; i++) {
         r.problem = pls[i].p;
