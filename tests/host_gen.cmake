@@ -1,6 +1,6 @@
 # host_gen.cmake — registers the test of the host-CPU kernel generator (codegen/host.c)
 # and its benchmark against OpenBLAS (label "bench"); included from tests/CMakeLists.txt.
-add_executable(test_host_gen ${CMAKE_CURRENT_LIST_DIR}/test_host_gen.c)
+add_executable(test_host_gen ${CMAKE_CURRENT_LIST_DIR}/codegen/cpu.c)
 target_include_directories(test_host_gen PRIVATE ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(test_host_gen PRIVATE codegen space)
 add_test(NAME host_gen COMMAND test_host_gen)
@@ -79,12 +79,12 @@ set_tests_properties(host_dtypes PROPERTIES TIMEOUT 120
 
 # The kernels' machine code against another revision's generator (tests/host_same_code.sh):
 # registered when -DNPU_TUNE_SAME_CODE_REF=REV names the revision (label "slow").
-add_executable(host_emit ${CMAKE_CURRENT_LIST_DIR}/host_emit.c)
+add_executable(host_emit ${CMAKE_CURRENT_LIST_DIR}/codegen/cpu_emit.c)
 target_link_libraries(host_emit PRIVATE codegen space)
 set(NPU_TUNE_SAME_CODE_REF "" CACHE STRING "git revision whose host kernels host_same_code compares")
 if(NPU_TUNE_SAME_CODE_REF)
   add_test(NAME host_same_code
-           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/host_same_code.sh $<TARGET_FILE:host_emit>
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/codegen/cpu_same_code.sh $<TARGET_FILE:host_emit>
                    ${NPU_TUNE_SAME_CODE_REF} ${PROJECT_SOURCE_DIR})
   set_tests_properties(host_same_code PROPERTIES LABELS slow TIMEOUT 3600)
 endif()

@@ -1,7 +1,8 @@
 # results.cmake — registers the tests of the results library (results/): the
 # journal and its resume, the tuning table, picking entries and the C header.
 foreach(name test_journal test_table)
-  add_executable(${name} ${CMAKE_CURRENT_LIST_DIR}/${name}.c)
+  string(REPLACE "test_" "" file ${name})
+  add_executable(${name} ${CMAKE_CURRENT_LIST_DIR}/results/${file}.c)
   target_include_directories(${name} PRIVATE ${CMAKE_CURRENT_LIST_DIR})
   target_link_libraries(${name} PRIVATE results measure codegen space GSL::gsl)
 endforeach()

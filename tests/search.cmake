@@ -1,5 +1,5 @@
 # search.cmake — the search strategies' tests and their benchmark (label bench).
-add_executable(test_search ${CMAKE_CURRENT_LIST_DIR}/test_search.c)
+add_executable(test_search ${CMAKE_CURRENT_LIST_DIR}/tuner/search.c)
 target_include_directories(test_search PRIVATE ${CMAKE_CURRENT_LIST_DIR}
                            ${PROJECT_SOURCE_DIR}/tuner) # white-box: search_internal.h
 target_link_libraries(test_search PRIVATE tuner)

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "bench/rank.h"
+#include "rank.h"
 #include "codegen.h"
 #include "fixtures.h"
 #include "sim.h"

@@ -1,0 +1,391 @@
+/* search.c — the search strategies on synthetic landscapes over a real
+ * legal space: the ask/tell contract, budgets, seeds, failures, and quality. */
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "fixtures.h"
+#include "search.h"
+#include "search_drive.h"
+#include "search_internal.h"
+
+/* A legal space and a "measurement" of every candidate. */
+typedef struct {
+    sp_candidate *cands;
+    size_t n;
+    double *value; /* NAN = the measurement fails */
+    int fail_all;
+} land;
+
+static uint64_t mix(const sp_config *c)
+{
+    uint64_t h = 1469598103934665603ULL;
+    int32_t v[7] = {c->strategy, c->m, c->n, c->k, c->double_buffer, c->cores, c->split};
+    for (int i = 0; i < 7; i++) {
+        h ^= (uint64_t)(uint32_t)v[i];
+        h *= 1099511628211ULL;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+static int measure(void *ctx, size_t idx, double *value)
+{
+    const land *l = ctx;
+    *value = l->value[idx];
+    return !l->fail_all && !isnan(l->value[idx]);
+}
+
+enum { BUMPY, SMOOTH, FAILING, EXACT, TIED };
+
+/* How far apart two configs are (log2 ratios of the tile, 1 per other axis). */
+static double config_distance(const sp_config *a, const sp_config *b)
+{
+    return fabs(log2((double)a->m / b->m)) + fabs(log2((double)a->n / b->n)) +
+           fabs(log2((double)a->k / b->k)) + (a->strategy != b->strategy) +
+           (a->double_buffer != b->double_buffer) + (a->cores != b->cores) + (a->split != b->split);
+}
+
+static int by_time(const void *a, const void *b)
+{
+    return sp_cmp_time(a, b);
+}
+
+/* The space of an M x N x K fp16 problem with the given cores and splits. */
+static land make_land(long M, long N, long K, size_t ncores, int nsplit, int kind)
+{
+    sp_target t = fx_ascend910();
+    int32_t cores[] = {1, 2, 4};
+    sp_split splits[] = {SP_SPLIT_M, SP_SPLIT_N, SP_SPLIT_MN};
+    sp_problem p = fx_problem(M, N, K, 1, SP_FP16);
+    sp_space sp = fx_space(1, 1, cores, ncores, splits, nsplit);
+    land l = {0};
+    l.n = sp_enumerate(&t, &p, &sp, &l.cands, NULL);
+    sp_space_free(&sp);
+    l.value = malloc(l.n * sizeof *l.value);
+    /* the smooth landscape: a bowl around the model's 40th pick */
+    sp_candidate *sorted = malloc(l.n * sizeof *sorted);
+    memcpy(sorted, l.cands, l.n * sizeof *sorted);
+    qsort(sorted, l.n, sizeof *sorted, by_time);
+    sp_config centre = sorted[l.n > 40 ? 40 : 0].config;
+    free(sorted);
+    for (size_t i = 0; i < l.n; i++) {
+        const sp_candidate *c = &l.cands[i];
+        double u = (double)(mix(&c->config) % 1000) / 1000.0;
+        if (kind == TIED) /* a model that rates every candidate the same */
+            l.cands[i].fig.est_cycles = 1e6;
+        if (kind == SMOOTH)
+            l.value[i] = c->fig.est_cycles * (1 + 0.5 * config_distance(&c->config, &centre));
+        else if (kind == EXACT)
+            l.value[i] = 2 * c->fig.est_cycles;
+        else
+            l.value[i] = c->fig.est_cycles * (1 + 0.3 * u);
+        if (kind == FAILING && u < 0.2)
+            l.value[i] = NAN;
+    }
+    return l;
+}
+
+static void free_land(land *l)
+{
+    free(l->cands);
+    free(l->value);
+}
+
+/* One run: the asked sequence into seq (room for budget); returns its length. */
+static size_t run(const char *name, land *l, size_t budget, unsigned long seed, size_t *seq)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, seed);
+    tn_search_args a = {.cands = l->cands, .n = l->n, .budget = budget, .rng = rng};
+    tn_search *s = tn_search_open(name, &a);
+    size_t told = 0;
+    if (CHECK(s != NULL)) {
+        told = drive(s, budget, measure, l, seq);
+        size_t idx[DRIVE_BATCH];
+        CHECK_INT(tn_search_ask(s, idx, DRIVE_BATCH), 0); /* done stays done */
+        tn_search_close(s);
+    }
+    gsl_rng_free(rng);
+    return told;
+}
+
+static bool distinct(const size_t *seq, size_t k, size_t n)
+{
+    unsigned char *seen = calloc(n, 1);
+    bool ok = true;
+    for (size_t i = 0; i < k; i++) {
+        if (seq[i] >= n || seen[seq[i]])
+            ok = false;
+        else
+            seen[seq[i]] = 1;
+    }
+    free(seen);
+    return ok;
+}
+
+static double best_of(const land *l, const size_t *seq, size_t k)
+{
+    double b = INFINITY;
+    for (size_t i = 0; i < k; i++)
+        if (!isnan(l->value[seq[i]]) && l->value[seq[i]] < b)
+            b = l->value[seq[i]];
+    return b;
+}
+
+static double optimum(const land *l)
+{
+    double b = INFINITY;
+    for (size_t i = 0; i < l->n; i++)
+        if (!isnan(l->value[i]) && l->value[i] < b)
+            b = l->value[i];
+    return b;
+}
+
+static bool randomised(const char *name)
+{
+    return strcmp(name, "random") == 0 || strcmp(name, "anneal") == 0 ||
+           strcmp(name, "genetic") == 0;
+}
+
+/* Budget, no repeats, determinism by seed, on the bumpy and failing landscapes. */
+static void test_contract(const char *name)
+{
+    static const int kinds[] = {BUMPY, FAILING};
+    for (int ki = 0; ki < 2; ki++) {
+        land l = make_land(64, 48, 80, 3, 3, kinds[ki]);
+        CHECK(l.n > 400);
+        size_t budget = 40, a[40], b[40], c[40];
+        size_t na = run(name, &l, budget, 7, a), nb = run(name, &l, budget, 7, b),
+               nc = run(name, &l, budget, 8, c);
+        CHECK(na <= budget);
+        CHECK(distinct(a, na, l.n));
+        CHECK(distinct(c, nc, l.n));
+        CHECK_INT(na, nb);
+        CHECK(memcmp(a, b, na * sizeof *a) == 0);
+        if (randomised(name))
+            CHECK(na != nc || memcmp(a, c, na * sizeof *a) != 0);
+        if (strcmp(name, "model") != 0) /* model may stop early, the others use it all */
+            CHECK_INT(na, budget);
+        else
+            CHECK(na >= 8);
+        CHECK(isfinite(best_of(&l, a, na))); /* found something that worked */
+        free_land(&l);
+    }
+}
+
+/* A budget beyond the space: every candidate once, then done. */
+static void test_exhaustion(const char *name)
+{
+    land l = make_land(48, 32, 48, 2, 2, BUMPY);
+    size_t budget = 1000, *seq = malloc(budget * sizeof *seq);
+    size_t k = run(name, &l, budget, 3, seq);
+    CHECK(distinct(seq, k, l.n));
+    if (strcmp(name, "model") == 0)
+        CHECK(k >= 8 && k <= l.n);
+    else
+        CHECK_INT(k, l.n);
+    free(seq);
+    free_land(&l);
+}
+
+/* Every measurement fails: strategies keep going to the end of the budget. */
+static void test_all_failing(const char *name)
+{
+    land l = make_land(64, 48, 80, 3, 3, BUMPY);
+    l.fail_all = 1;
+    size_t seq[30], k = run(name, &l, 30, 5, seq);
+    CHECK_INT(k, 30);
+    CHECK(distinct(seq, k, l.n));
+    free_land(&l);
+}
+
+static void test_exhaustive(void)
+{
+    land l = make_land(64, 48, 80, 3, 3, BUMPY);
+    size_t *seq = malloc(l.n * sizeof *seq);
+    size_t k = run("exhaustive", &l, l.n, 1, seq);
+    CHECK_INT(k, l.n);
+    CHECK(best_of(&l, seq, k) == optimum(&l));
+    for (size_t i = 1; i < k; i++) /* model order, so a cut keeps the best-ranked */
+        if (!CHECK(sp_cmp_time(&l.cands[seq[i - 1]], &l.cands[seq[i]]) < 0))
+            break;
+    free(seq);
+    free_land(&l);
+}
+
+/* A smooth landscape whose optimum the model ranks far down: the climb
+ * walks there in few measurements. */
+static void test_model_smooth(void)
+{
+    land l = make_land(128, 96, 160, 3, 3, SMOOTH);
+    size_t budget = 60, seq[60];
+    size_t k = run("model", &l, budget, 1, seq), first = 0;
+    double opt = optimum(&l);
+    while (first < k && l.value[seq[first]] != opt)
+        first++;
+    printf("model: smooth optimum found at measurement %zu of %zu\n", first + 1, k);
+    CHECK(first < k);
+    CHECK(first >= 8);  /* not in the first batch: the climb found it */
+    CHECK(first < 30);
+    free_land(&l);
+}
+
+/* Where model stops: at once after its climb when the model is exact (every
+ * measured / estimated ratio alike), never short of the budget when it ties
+ * every candidate that the measurements tell apart. */
+static void test_model_stop(void)
+{
+    land exact = make_land(64, 48, 80, 3, 3, EXACT), tied = make_land(64, 48, 80, 3, 3, TIED);
+    size_t budget = 60, seq[60];
+    size_t ne = run("model", &exact, budget, 1, seq);
+    CHECK(ne >= 8 && ne < budget / 2);
+    CHECK(best_of(&exact, seq, ne) == optimum(&exact));
+    size_t nt = run("model", &tied, budget, 1, seq);
+    CHECK_INT(nt, budget);
+    CHECK(distinct(seq, nt, tied.n));
+    free_land(&exact);
+    free_land(&tied);
+}
+
+static void test_find(void)
+{
+    land l = make_land(64, 48, 80, 3, 3, BUMPY);
+    bool all = true;
+    for (size_t i = 0; i < l.n; i++)
+        all &= tn_search_find(l.cands, l.n, &l.cands[i].config) == i;
+    CHECK(all);
+    sp_config c = l.cands[0].config;
+    c.m = 17;
+    CHECK(tn_search_find(l.cands, l.n, &c) == (size_t)-1);
+    c = l.cands[l.n - 1].config;
+    c.split = SP_NSPLIT;
+    CHECK(tn_search_find(l.cands, l.n, &c) == (size_t)-1);
+    CHECK(tn_search_find(l.cands, 0, &l.cands[0].config) == (size_t)-1);
+    free_land(&l);
+}
+
+/* Neighbours are legal, distinct, differ from the config, and reach each axis. */
+static void test_neighbours(void)
+{
+    land l = make_land(64, 48, 80, 3, 3, BUMPY);
+    tn_search_args a = {.cands = l.cands, .n = l.n, .budget = 10};
+    tn_search *s = tn_search_open("model", &a);
+    CHECK(s != NULL);
+    bool ok = true, changed[7] = {0};
+    for (size_t i = 0; s && i < l.n; i++) {
+        size_t nb[TN_MAX_NEIGHBOURS], n = tn__neighbours(s, i, nb);
+        ok &= distinct(nb, n, l.n) && !tn__in(nb, n, i);
+        for (size_t j = 0; j < n; j++) {
+            const sp_config *x = &l.cands[i].config, *y = &l.cands[nb[j]].config;
+            changed[0] |= x->strategy != y->strategy;
+            changed[1] |= x->m != y->m;
+            changed[2] |= x->n != y->n;
+            changed[3] |= x->k != y->k;
+            changed[4] |= x->double_buffer != y->double_buffer;
+            changed[5] |= x->cores != y->cores;
+            changed[6] |= x->split != y->split;
+        }
+    }
+    CHECK(ok);
+    for (int j = 0; j < 7; j++)
+        CHECK(changed[j]);
+    tn_search_close(s);
+    free_land(&l);
+}
+
+/* The final's candidates: the fastest ok within the margin, in order, then
+ * the model's pick when it is ok and not one of them. */
+static void test_finalists(void)
+{
+    const double v[] = {5.0, 1.0, 1.05, 9.0, 1.02, 1.2, 1.08, 0.5};
+    const bool ok[] = {true, true, true, true, true, true, true, false};
+    size_t n = sizeof v / sizeof v[0], out[5];
+    size_t nf = tn_finalists(v, ok, n, 3, 4, 0.10, out); /* pick far behind */
+    CHECK(nf == 5 && out[0] == 1 && out[1] == 4 && out[2] == 2 && out[3] == 6 && out[4] == 3);
+    nf = tn_finalists(v, ok, n, 2, 4, 0.10, out); /* pick among them: not twice */
+    CHECK(nf == 4 && out[0] == 1 && out[1] == 4 && out[2] == 2 && out[3] == 6);
+    nf = tn_finalists(v, ok, n, 7, 4, 0.10, out); /* pick failed */
+    CHECK(nf == 4 && out[3] == 6);
+    nf = tn_finalists(v, ok, n, 1, 4, 0.01, out); /* one within 1%, the pick is it */
+    CHECK(nf == 0);
+    nf = tn_finalists(v, ok, n, 0, 4, 0.01, out); /* one within 1%, and the pick */
+    CHECK(nf == 2 && out[0] == 1 && out[1] == 0);
+    bool none[8] = {false};
+    CHECK(tn_finalists(v, none, n, 0, 4, 0.10, out) == 0);
+}
+
+/* Drift between search and final: the largest ratio beyond the factor,
+ * either way; failed (0) figures skipped. */
+static void test_drift(void)
+{
+    const double search[] = {1.0, 2.0, 3.0, 4.0}, steady[] = {1.1, 1.9, 3.2, 4.0};
+    const double slower[] = {1.1, 20.0, 3.0, 0}, faster[] = {0.5, 2.0, 0.001, 4.0};
+    double r;
+    CHECK(tn_drift(search, steady, 4, 1.5, &r) == (size_t)-1 && r == 1);
+    CHECK(tn_drift(search, slower, 4, 1.5, &r) == 1 && r == 10);
+    CHECK(tn_drift(search, faster, 4, 1.5, &r) == 2 && fabs(r - 3000) < 1e-9);
+    CHECK(tn_drift(search, faster, 2, 1.5, &r) == 0 && r == 2);
+    CHECK(tn_drift(search, faster, 2, 2.5, &r) == (size_t)-1);
+}
+
+static void test_api(void)
+{
+    land l = make_land(48, 32, 48, 2, 2, BUMPY);
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    tn_search_args a = {.cands = l.cands, .n = l.n, .budget = 20, .rng = rng};
+    CHECK(tn_search_open("simplex", &a) == NULL);
+    CHECK(tn_search_open(NULL, &a) == NULL);
+    CHECK(tn_search_open("Model", &a) == NULL);
+    int names = 0;
+    for (const char *const *n = tn_search_names; *n; n++, names++) {
+        tn_search *s = tn_search_open(*n, &a);
+        CHECK(s != NULL);
+        size_t idx[DRIVE_BATCH], k = tn_search_ask(s, idx, DRIVE_BATCH);
+        CHECK(k >= 1 && k <= DRIVE_BATCH);
+        size_t more[DRIVE_BATCH];
+        CHECK_INT(tn_search_ask(s, more, DRIVE_BATCH), 0); /* tells pending */
+        tn_search_tell(s, l.n + 5, 1, 1.0);                /* never asked: ignored */
+        for (size_t i = 0; i < k; i++)
+            tn_search_tell(s, idx[i], 1, l.value[idx[i]]);
+        tn_search_tell(s, idx[0], 1, 0.5); /* told twice: ignored */
+        CHECK(tn_search_ask(s, more, 1) <= 1);
+        tn_search_close(s);
+    }
+    CHECK_INT(names, 5);
+    tn_search_close(NULL);
+    /* an empty space and a zero budget end at once */
+    tn_search_args empty = {.cands = l.cands, .n = 0, .budget = 20, .rng = rng};
+    tn_search_args zero = {.cands = l.cands, .n = l.n, .budget = 0, .rng = rng};
+    for (const char *const *n = tn_search_names; *n; n++) {
+        size_t idx[DRIVE_BATCH];
+        tn_search *s = tn_search_open(*n, &empty), *z = tn_search_open(*n, &zero);
+        CHECK(s && z);
+        CHECK_INT(tn_search_ask(s, idx, DRIVE_BATCH), 0);
+        CHECK_INT(tn_search_ask(z, idx, DRIVE_BATCH), 0);
+        tn_search_close(s);
+        tn_search_close(z);
+    }
+    gsl_rng_free(rng);
+    free_land(&l);
+}
+
+int main(void)
+{
+    for (const char *const *n = tn_search_names; *n; n++) {
+        test_contract(*n);
+        test_exhaustion(*n);
+        test_all_failing(*n);
+    }
+    test_exhaustive();
+    test_model_smooth();
+    test_model_stop();
+    test_find();
+    test_finalists();
+    test_drift();
+    test_neighbours();
+    test_api();
+    return CHECK_DONE();
+}
