@@ -12,7 +12,6 @@
 
 #include "codegen.h"
 #include "csv.h"
-#include "measure.h"
 #include "rounds.h"
 #include "so.h"
 

@@ -25,42 +25,42 @@ fi
 
 # The page's order of the benches and what each measures; ctest's other benches
 # (label bench) follow them.
-order=(bench_enumerate bench_sim sim_speed bench_rank bench_search
-       bench_host_ukr bench_host_dtypes bench_host_footprint bench_host_model bench_host_kernel)
+order=(bench.enumerate bench.npu_speed sim.kernels_speed bench.rank bench.search
+       bench.cpu_ukr bench.cpu_dtypes bench.cpu_footprint bench.cpu_model bench.cpu_kernel)
 declare -A about=(
-[bench_enumerate]="How fast the legal space is enumerated and ranked by the model: the widened
+[bench.enumerate]="How fast the legal space is enumerated and ranked by the model: the widened
 space of examples/bert.lua (every strategy; m, n, k every multiple of 16 up to the dimension;
 double buffering off and on; 1, 2, 4, 8, 16 and 32 cores; splits M, N and MN) on ascend910.
 The figure is legal candidates per second, the median of 15 repetitions at 1 and at 2
 threads, measured one after the other in one run."
-[bench_sim]="The simulator's speed in simulated instructions per second, in timing mode and in
+[bench.npu_speed]="The simulator's speed in simulated instructions per second, in timing mode and in
 functional mode (which moves the data and checks the result): the OS 256x256x128 kernel of
 512x768x768, the fastest config of that shape (medians of 21 repetitions in timing mode, 5 in functional mode) and the
 longest kernel of the BERT shapes, OS 16x16x16 double-buffered on 512x3072x768 (5 and 1)."
-[sim_speed]="Timing mode on a double-buffered OS kernel of about 480000 instructions (the best of 7
+[sim.kernels_speed]="Timing mode on a double-buffered OS kernel of about 480000 instructions (the best of 7
 runs); the test fails below 2e7 instructions per second in an optimised build."
-[bench_rank]="How well the model ranks what the simulator measures: every legal config of the
+[bench.rank]="How well the model ranks what the simulator measures: every legal config of the
 three BERT shapes (ascend910, fp16, double buffering off and on, 1 core) generated and
 simulated. spearman is the rank correlation of estimated and simulated cycles over the whole
 space, top100 the same among the 100 configs the simulator finds fastest, regret how much
 slower the model's first pick simulates than the best config (0%: the same)."
-[bench_search]="Every search strategy against the exhaustive optimum: 22 shapes (BERT-like and odd
+[bench.search]="Every search strategy against the exhaustive optimum: 22 shapes (BERT-like and odd
 sizes with tails; fp16, double buffering off and on, 1 core) are simulated in full once, then
 each strategy replays them with a budget of 1% of the legal space (at least 8) and seeds 1 to
 3. within_1% counts the runs whose best is within 1% of the optimum; median_meas_to_1% is the
 median over the runs of the measurements a run takes to get there (-: most runs never do)."
-[bench_host_ukr]="The ceiling of the generated host micro-kernels: each register tile alone, with its
+[bench.cpu_ukr]="The ceiling of the generated host micro-kernels: each register tile alone, with its
 operands in L1 and with its B panels streaming from L2, against the roofline's FMA peak of
 one core."
-[bench_host_dtypes]="What 16-bit storage costs: the same generated kernel with A and B in fp32, bf16
+[bench.cpu_dtypes]="What 16-bit storage costs: the same generated kernel with A and B in fp32, bf16
 and fp16 (C and every sum fp32), checked against the exact result, then timed side by side
 in round-robin rounds on the BERT shapes at 1 and 2 threads. The ratios are medians of the
 per-round ratios to fp32, with the rounds in which the 16-bit kernel was ahead."
-[bench_host_footprint]="What the memory a GEMM's operands take costs: a pointer chase shows how far
+[bench.cpu_footprint]="What the memory a GEMM's operands take costs: a pointer chase shows how far
 the caches reach, then one generated kernel runs the call's flops three ways side by side
 (the call; its k blocks as separate calls on their own slices; the same calls all on the
 first slices, which stay cached)."
-[bench_host_model]="How well the host model ranks real measurements: tests/bench/host_sample.lua
+[bench.cpu_model]="How well the host model ranks real measurements: tests/bench/host_sample.lua
 measures a uniform random sample of the one-thread space (60 configs per shape; its target
 sets L2 to 2 MiB, so that blocks filling a 1 MiB L2 are sampled too), then every measured
 row is estimated again. spearman_then is the rank correlation of the measurements with the
@@ -68,7 +68,7 @@ estimates in the journal (the sample's target), spearman_now with this build's m
 detected target; pick_*_% is how much slower the model's first pick measured than the
 sample's fastest; db1/db0 compares measured/estimated of double-buffered rows with the
 others'; the bins show measured/estimated by the packed B block's share of L2."
-[bench_host_kernel]="The tuned host kernels against OpenBLAS: tests/bench/host_bench.sh tunes the
+[bench.cpu_kernel]="The tuned host kernels against OpenBLAS: tests/bench/host_bench.sh tunes the
 BERT shapes and 1024x1024x1024 at 1 thread and at 2 (tests/bench/host_bench.lua), then times
 side by side, round-robin in one run, the tuned kernels, OpenBLAS cblas_sgemm with its
 default core type and every OPENBLAS_CORETYPE this CPU runs, and the FMA loop for each
@@ -79,7 +79,7 @@ openblas() {
     ldconfig -p 2>/dev/null | grep -q 'libopenblas\.so' ||
         echo "OpenBLAS (apt-get install libopenblas-dev; it is loaded at run time, not linked)"
 }
-declare -A needs=([bench_host_kernel]=openblas)
+declare -A needs=([bench.cpu_kernel]=openblas)
 
 mapfile -t registered < <(ctest --test-dir "$build" -N -L bench | sed -n 's/^ *Test *#[0-9]*: //p')
 names=()
@@ -169,7 +169,8 @@ for name in "${names[@]}"; do
         echo "${about[$name]:-(performance.sh has no description of this bench yet.)}"
         echo
     } >> "$page"
-    cmd="ctest --test-dir $build -L bench -R '^$name\$' -V"
+    re="^${name//./\\.}\$" # the test's name, its dot escaped
+    cmd="ctest --test-dir $build -L bench -R '$re' -V"
     why=""
     [ -n "${needs[$name]+x}" ] && why=$(${needs[$name]})
     if ! selected "$name" "$@"; then
@@ -185,7 +186,7 @@ for name in "${names[@]}"; do
     rc=0
     children_seconds > "$tmp/ours0"
     busy0=$(busy_seconds) wall0=$(date +%s.%N)
-    ctest --test-dir "$build" -L bench -R "^$name\$" -V > "$log" 2>&1 || rc=$?
+    ctest --test-dir "$build" -L bench -R "$re" -V > "$log" 2>&1 || rc=$?
     busy1=$(busy_seconds) wall1=$(date +%s.%N)
     children_seconds > "$tmp/ours1"
     others=$(awk -v b0="$busy0" -v b1="$busy1" -v o0="$(cat "$tmp/ours0")" -v o1="$(cat "$tmp/ours1")" \

@@ -7,7 +7,7 @@
 # (SIGXFSZ) stops a write at a chosen byte (after the simulator's check of the
 # winner, in the middle of a row, in the table's temporary), and the host's
 # compiler blocks at the final's kernels.
-# Usage: resume.sh PATH/TO/npu-tune [board|sim|final]   (final needs cc: exit 77 without)
+# Usage: resume.sh PATH/TO/npu-tune [board|verify|final]   (final needs cc: exit 77 without)
 set -u
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 part=${2:-board}
@@ -291,7 +291,7 @@ LUA
 # The simulator: it checks the winner of each problem in its functional mode
 # after the search, writing nothing when it passes; a kill there leaves what a
 # kill at the next write leaves, which a file-size limit gives exactly.
-sim_part() {
+verify_part() {
     script() {
         mkdir -p "$1"
         cat >"$1/r.lua" <<'LUA'
@@ -306,13 +306,13 @@ LUA
     }
     local ref=$work/ref-sim
     script "$ref"
-    if finish_run "$ref"; then ok; else bad "sim: uninterrupted run failed: $(cat "$ref/err")"; fi
+    if finish_run "$ref"; then ok; else bad "verify: uninterrupted run failed: $(cat "$ref/err")"; fi
     # the journal's bytes up to the end of the first problem's rows
     local first
     first=$(awk 'NR == 1 || /^r,512,512,512,/ { n += length($0) + 1 } END { print n }' "$ref/out/r.csv")
     local at what dir
     for at in 0 30; do
-        what="sim: killed $at bytes into the second problem's rows"
+        what="verify: killed $at bytes into the second problem's rows"
         dir=$work/sim-$at
         script "$dir"
         limited "$dir" $((first + at))
@@ -387,7 +387,7 @@ SH
 
 case $part in
 board) board_part ;;
-sim) sim_part ;;
+verify) verify_part ;;
 final) final_part ;;
 *) echo "resume.sh: unknown part '$part'" >&2; exit 2 ;;
 esac

@@ -8,7 +8,6 @@
 #include "check.h"
 #include "fixtures.h"
 #include "measure.h"
-#include "results.h"
 
 static void stats(void)
 {
