@@ -10,21 +10,46 @@
 
 #include "codegen.h"
 #include "csv.h"
+#include "expect.h"
 #include "host.h"
+
+#define WHO "bench_host_configs"
 
 static int usage(void)
 {
     fprintf(stderr,
-            "usage: bench_host_configs MxNxK \"STRATEGY m n k db cores split MRxNR\"...\n"
+            "usage: bench_host_configs [--check] MxNxK \"STRATEGY m n k db cores split MRxNR\"...\n"
             "  e.g. bench_host_configs 512x3072x768 \"WS 480 64 768 0 1 M 8x48\" \"OS 48 64 768 0 1 M 8x48\"\n"
-            "  (2 to %d configs; GFLOP/s are the final's medians, ratios to the first)\n",
+            "  (2 to %d configs; GFLOP/s are the final's medians, ratios to the first;\n"
+            "  --check: exit 1 naming the first config not verified, or a figure of it that is wrong)\n",
             HS_FINAL_MAX);
     return 2;
+}
+
+/* --check of one config's measurement m in the final (first: the first config's): verified
+ * (ok), its figures positive numbers, timed in as many rounds as the first; false, said in
+ * one line, if not. */
+static bool check_config(const char *shape, const char *config, const ms_measurement *m,
+                         const ms_measurement *first, double flops)
+{
+    char subject[160];
+    snprintf(subject, sizeof subject, "%s \"%s\"", shape, config);
+    if (m->status != MS_OK) {
+        fprintf(stderr, WHO ": %s: status is %s (%s), expected ok\n", subject,
+                ms_status_name(m->status), m->detail);
+        return false;
+    }
+    return expect_positive(WHO, subject, "GFLOP/s", flops / m->value / 1e9) &&
+           expect_positive(WHO, subject, "the ratio to the first", first->value / m->value) &&
+           expect_positive(WHO, subject, "samples", m->nsamples) &&
+           expect_count(WHO, subject, "samples", m->nsamples, first->nsamples);
 }
 
 int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
+    bool check = argc > 1 && strcmp(argv[1], "--check") == 0;
+    argc -= check, argv += check;
     long long M, N, K;
     char tail;
     int n = argc - 2;
@@ -86,6 +111,11 @@ int main(int argc, char **argv)
         else
             printf("%-28s %10.1f %8s  %s\n", argv[2 + i], g, "-", m->detail);
     }
+    for (int i = 0; check && i < n; i++)
+        if (!check_config(argv[1], argv[2 + i], &out[i], &out[0], flops)) {
+            bad = 1;
+            break;
+        }
     for (int i = 0; i < n; i++)
         free((char *)jobs[i].source);
     return bad;

@@ -12,6 +12,7 @@
 
 #include "codegen.h"
 #include "csv.h"
+#include "expect.h"
 #include "rounds.h"
 #include "so.h"
 
@@ -20,14 +21,16 @@ typedef void (*k16)(int, int, int, const uint16_t *, int, const uint16_t *, int,
 
 static const sp_dtype dtypes[] = {SP_FP32, SP_BF16, SP_FP16};
 enum { NDT = sizeof dtypes / sizeof dtypes[0], MAXPAIRS = 8 };
+#define WHO "bench_host_dtypes"
 
 static int usage(void)
 {
     fprintf(stderr,
-            "usage: bench_host_dtypes [--rounds R] MxNxK \"STRATEGY m n k db cores split MRxNR\" "
-            "[MxNxK \"...\" ...]\n"
+            "usage: bench_host_dtypes [--check] [--rounds R] MxNxK \"STRATEGY m n k db cores split "
+            "MRxNR\" [MxNxK \"...\" ...]\n"
             "  e.g. bench_host_dtypes 512x768x3072 \"WS 144 64 768 0 1 M 8x48\"\n"
-            "  (up to %d shapes; R rounds each, default 15)\n",
+            "  (up to %d shapes; R rounds each, default 15; --check: exit 1 naming the first\n"
+            "  figure that is no positive number, or a ratio not taken over all R rounds)\n",
             MAXPAIRS);
     return 2;
 }
@@ -93,9 +96,35 @@ static void work_free(work *w)
         free(w->A16[d]), free(w->B16[d]);
 }
 
+/* --check of one row's figures g (GFLOP/s per dtype and round): each dtype's median a
+ * positive number, and the others' ratios to fp32 too, over every round; false, said in one
+ * line naming the subject, if not. */
+static bool check_row(const char *subject, double g[NDT][BENCH_MAXN], int rounds)
+{
+    char what[64];
+    for (int d = 0; d < NDT; d++) {
+        const char *name = sp_dtype_name(dtypes[d]);
+        snprintf(what, sizeof what, "%s GFLOP/s", name);
+        if (!expect_positive(WHO, subject, what, bench_median(g[d], rounds)))
+            return false;
+        if (d == 0)
+            continue;
+        int ahead, used;
+        double q = bench_paired(g[d], g[0], rounds, &ahead, &used);
+        snprintf(what, sizeof what, "%s ratio", name);
+        if (!expect_positive(WHO, subject, what, q))
+            return false;
+        snprintf(what, sizeof what, "%s rounds compared", name);
+        if (!expect_count(WHO, subject, what, used, rounds))
+            return false;
+    }
+    return true;
+}
+
 /* Builds, verifies and times the three kernels of shape number `at`;
- * prints its row. */
-static bool bench_pair(int at, const char *shape, const char *config, int rounds, const char *dir)
+ * prints its row (check: and holds its figures to check_row). */
+static bool bench_pair(int at, const char *shape, const char *config, int rounds, const char *dir,
+                       bool check)
 {
     long long M, N, K;
     char tail;
@@ -151,6 +180,9 @@ static bool bench_pair(int at, const char *shape, const char *config, int rounds
         }
         printf("\n");
         fflush(stdout);
+        char subject[160];
+        snprintf(subject, sizeof subject, "%s %s", shape, config);
+        ok = !check || check_row(subject, g, rounds);
     }
     /* the libraries stay loaded: OpenMP's threads keep the kernels' scratch,
      * whose destructor (C11 tss) runs from the library when they end */
@@ -162,10 +194,14 @@ int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
     int rounds = 15, first = 1;
-    if (argc > 2 && !strcmp(argv[1], "--rounds")) {
-        rounds = atoi(argv[2]);
-        first = 3;
-    }
+    bool check = false;
+    for (; first < argc && !strncmp(argv[first], "--", 2); first++)
+        if (!strcmp(argv[first], "--check"))
+            check = true;
+        else if (!strcmp(argv[first], "--rounds") && first + 1 < argc)
+            rounds = atoi(argv[++first]);
+        else
+            return usage();
     int pairs = (argc - first) / 2;
     if (pairs < 1 || pairs > MAXPAIRS || (argc - first) % 2 || rounds < 1 || rounds > BENCH_MAXN)
         return usage();
@@ -182,8 +218,8 @@ int main(int argc, char **argv)
     printf("%-14s %-26s %8s  %8s %6s %9s  %8s %6s %9s\n", "shape", "config", "fp32", "bf16",
            "/fp32", "(ahead)", "fp16", "/fp32", "(ahead)");
     int bad = 0;
-    for (int i = 0; i < pairs; i++)
-        bad |= !bench_pair(i, argv[first + 2 * i], argv[first + 2 * i + 1], rounds, dir);
+    for (int i = 0; i < pairs && !(check && bad); i++) /* --check: the first failure only */
+        bad |= !bench_pair(i, argv[first + 2 * i], argv[first + 2 * i + 1], rounds, dir, check);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)

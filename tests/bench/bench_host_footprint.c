@@ -12,19 +12,23 @@
 
 #include "codegen.h"
 #include "csv.h"
+#include "expect.h"
 #include "rounds.h"
 #include "so.h"
 
 typedef void (*kfn)(int, int, int, const float *, int, const float *, int, float *, int);
+#define WHO "bench_host_footprint"
 
 static int usage(void)
 {
     fprintf(stderr,
             "usage: bench_host_footprint [MxNxK [\"STRATEGY m n k db cores split MRxNR\"]] "
-            "[--rounds R] [--chase MIB]\n"
+            "[--rounds R] [--chase MIB] [--check]\n"
             "  default: 512x768x3072 \"WS 432 64 768 0 1 M 8x48\" --rounds 11 --chase 64\n"
             "  K must hold 2 or more k blocks; the pointer chase runs over 1, 2, 4 ... MIB MiB "
-            "(0: none)\n");
+            "(0: none)\n"
+            "  --check: exit 1 naming the first figure that is no positive number, or a ratio\n"
+            "  not taken over all R rounds\n");
     return 2;
 }
 
@@ -104,6 +108,37 @@ static double way_mib(const work *w, int way)
     return floats * 4.0 / 1048576.0;
 }
 
+/* The name of way v (way_names with its counts) into name[size]. */
+static void way_name(const work *w, int v, char *name, size_t size)
+{
+    snprintf(name, size, way_names[v], w->S, w->K / w->S);
+}
+
+/* --check of the figures printed: ns[i], the pointer chase's per load over 2^i MiB, and
+ * each way's MiB, GFLOP/s (g: per round) and, but the call's, its ratio to the call over
+ * every round: positive numbers; false, said in one line, if not. */
+static bool check_figures(const double *ns, int nchase, const work *w,
+                          double g[NWAY][BENCH_MAXN], int rounds)
+{
+    char subject[128];
+    for (int i = 0; i < nchase; i++) {
+        snprintf(subject, sizeof subject, "pointer chase over %d MiB", 1 << i);
+        if (!expect_positive(WHO, subject, "ns per load", ns[i]))
+            return false;
+    }
+    for (int v = 0; v < NWAY; v++) {
+        way_name(w, v, subject, sizeof subject);
+        int ahead, used;
+        double q = bench_paired(g[v], g[CALL], rounds, &ahead, &used);
+        if (!expect_positive(WHO, subject, "MiB", way_mib(w, v)) ||
+            !expect_positive(WHO, subject, "GFLOP/s", bench_median(g[v], rounds)) ||
+            (v != CALL && (!expect_positive(WHO, subject, "the ratio to the call", q) ||
+                           !expect_count(WHO, subject, "rounds compared", used, rounds))))
+            return false;
+    }
+    return true;
+}
+
 /* Checks the call's C and the sum of the slices' Cs against a double
  * reference at 512 random elements: within 2 (K + 1) u sum|a b| each. */
 static bool verify(const work *w, gsl_rng *rng)
@@ -133,8 +168,11 @@ int main(int argc, char **argv)
     gsl_set_error_handler_off();
     const char *shape = "512x768x3072", *config = "WS 432 64 768 0 1 M 8x48";
     int rounds = 11, chase = 64, pos = 0;
+    bool check = false;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
+        if (!strcmp(argv[i], "--check"))
+            check = true;
+        else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
             rounds = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--chase") && i + 1 < argc)
             chase = atoi(argv[++i]);
@@ -195,11 +233,15 @@ int main(int argc, char **argv)
 
     printf("bench_host_footprint: %s fp32, \"%s\" (generated), %d k blocks of %d; %d rounds\n",
            shape, config, S, (int)c.k, rounds);
+    double ns[16];
+    int nchase = 0;
     if (chase > 0) {
         printf("pointer chase (each 64-byte line once per lap, in random order; 4 KiB pages), "
                "ns per load:\n");
-        for (int mib = 1; mib <= chase; mib *= 2)
-            printf("  %4d MiB %7.1f\n", mib, chase_ns((size_t)mib << 20, rng));
+        for (int mib = 1; mib <= chase; mib *= 2, nchase++) {
+            ns[nchase] = chase_ns((size_t)mib << 20, rng);
+            printf("  %4d MiB %7.1f\n", mib, ns[nchase]);
+        }
     }
 
     static double g[NWAY][BENCH_MAXN];
@@ -215,7 +257,7 @@ int main(int argc, char **argv)
     printf("%-66s %7s %8s  %s\n", "operands", "MiB", "GFLOP/s", "/ the call");
     for (int v = 0; v < NWAY; v++) {
         char name[128];
-        snprintf(name, sizeof name, way_names[v], S, (int)c.k);
+        way_name(&w, v, name, sizeof name);
         int ahead, used;
         double q = bench_paired(g[v], g[CALL], rounds, &ahead, &used);
         printf("%-66s %7.1f %8.1f  ", name, way_mib(&w, v), bench_median(g[v], rounds));
@@ -224,6 +266,7 @@ int main(int argc, char **argv)
         else
             printf("%.3f (%d of %d)\n", q, ahead, used);
     }
+    bool right = !check || check_figures(ns, nchase, &w, g, rounds);
     for (int s = 0; s < S; s++)
         free(w.Cs[s]);
     free(w.Cs);
@@ -232,5 +275,5 @@ int main(int argc, char **argv)
     free(B);
     gsl_rng_free(rng);
     dlclose(lib);
-    return 0;
+    return !right;
 }
