@@ -22,6 +22,12 @@ run() {
 
 same() { if [ "$2" == "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; fi; }
 has() { case "$2" in *"$3"*) ok ;; *) bad "$1: '$3' not in: $2" ;; esac; }
+# same_file WHAT FILE WANT: FILE holds WANT's bytes; else says how they differ.
+same_file() {
+    if cmp -s "$2" "$3"; then ok; else bad "$1: $2 is not $3: $(diff "$3" "$2" 2>&1 | head -n 8)"; fi
+}
+# absent WHAT PATH: nothing is at PATH.
+absent() { if [ -e "$2" ] || [ -L "$2" ]; then bad "$1: $2 exists"; else ok; fi; }
 
 # skip WHY: ends the test as skipped (exit 77: CTest's SKIP_RETURN_CODE for
 # these tests shows it as "Not Run (Skipped)", not as passed).

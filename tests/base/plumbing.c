@@ -111,9 +111,9 @@ static void statuses(bs_result *r)
            true, 0, r);
     CHECK_INT(r->outlen, sizeof r->out - 1);
     CHECK_INT(strlen(r->out), sizeof r->out - 1);
-    CHECK(strcmp(r->out + r->outlen - 5, "aEND\n") == 0);
+    CHECK_STR(r->out + r->outlen - 5, "aEND\n");
     CHECK_INT(r->errlen, sizeof r->err - 1);
-    CHECK(strncmp(r->err, "first\nbbb", 9) == 0);
+    CHECK_PREFIX(r->err, "first\nbbb");
 
     const char *argv[] = {"/nonexistent/program", NULL};
     bs_spawn_opts o = {.argv = argv};
@@ -121,7 +121,9 @@ static void statuses(bs_result *r)
     CHECK_INT(r->spawn_error, ENOENT);
     bs_child c;
     CHECK_INT(bs_spawn(&o, &c), ENOENT);
-    CHECK(c.pid == -1 && c.fd[1] == -1 && c.fd[2] == -1);
+    CHECK_INT(c.pid, -1);
+    CHECK_INT(c.fd[1], -1);
+    CHECK_INT(c.fd[2], -1);
     bs_spawn_opts stdin_pipe = {.shell = "true", .io = {BS_PIPE}};
     CHECK_INT(bs_spawn(&stdin_pipe, &c), EINVAL);
 }
@@ -140,13 +142,15 @@ static void groups(bs_result *r)
     /* the grandchild holds stdout open; the leader's exit ends the run */
     snprintf(cmd, sizeof cmd, "sleep 30 & echo $! > '%s'; echo done", pidfile);
     run_sh(cmd, true, 60, r);
-    CHECK(!r->timed_out && r->exited && r->code == 0);
+    CHECK(!r->timed_out && r->exited);
+    CHECK_INT(r->code, 0);
     CHECK_STR(r->out, "done\n");
     CHECK(process_gone(pid_in(pidfile)));
 
     /* without a group the grandchild lives on; its pipe is let go */
     run_sh(cmd, false, 60, r);
-    CHECK(!r->timed_out && r->exited && r->code == 0);
+    CHECK(!r->timed_out && r->exited);
+    CHECK_INT(r->code, 0);
     CHECK_STR(r->out, "done\n");
     long left = pid_in(pidfile);
     CHECK(left > 0 && kill((pid_t)left, 0) == 0);
@@ -167,7 +171,8 @@ static void groups(bs_result *r)
     o.argv = quick;
     CHECK_INT(bs_spawn(&o, &c), 0);
     CHECK(bs_reap_by(c.pid, bs_now() + 60, &status));
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 7);
+    CHECK(WIFEXITED(status));
+    CHECK_INT(WEXITSTATUS(status), 7);
 }
 
 static volatile sig_atomic_t alarms;
@@ -184,13 +189,14 @@ static void streams(bs_result *r)
 {
     int p[2];
     CHECK(pipe(p) == 0);
-    CHECK(write(p[1], "hello", 5) == 5);
+    CHECK_INT(write(p[1], "hello", 5), 5);
     close(p[1]);
     const char *cat[] = {"cat", NULL};
     bs_spawn_opts o = {.argv = cat, .io = {BS_FD, BS_PIPE, BS_NULL}, .fd = {p[0]}};
     bs_run(&o, 10, r);
     close(p[0]);
-    CHECK(r->exited && r->code == 0);
+    CHECK(r->exited);
+    CHECK_INT(r->code, 0);
     CHECK_STR(r->out, "hello");
 
     fflush(stdout);
@@ -211,9 +217,11 @@ static void streams(bs_result *r)
     sigaddset(&term, SIGTERM);
     sigprocmask(SIG_BLOCK, &term, &old);
     run_sh("kill -INT $$; echo survived", true, 10, r);
-    CHECK(!r->exited && r->signal == SIGINT);
+    CHECK(!r->exited);
+    CHECK_INT(r->signal, SIGINT);
     run_sh("kill -TERM $$; echo survived", true, 10, r);
-    CHECK(!r->exited && r->signal == SIGTERM);
+    CHECK(!r->exited);
+    CHECK_INT(r->signal, SIGTERM);
     sigprocmask(SIG_SETMASK, &old, NULL);
     signal(SIGINT, SIG_DFL);
 
@@ -226,7 +234,8 @@ static void streams(bs_result *r)
     run_sh("sleep 0.2; echo slept; exit 4", true, 60, r);
     setitimer(ITIMER_REAL, &off, NULL);
     CHECK(alarms > 0);
-    CHECK(!r->spawn_error && !r->timed_out && r->exited && r->code == 4);
+    CHECK(!r->spawn_error && !r->timed_out && r->exited);
+    CHECK_INT(r->code, 4);
     CHECK_STR(r->out, "slept\n");
 }
 
@@ -238,7 +247,9 @@ static void threads(void)
     const char *list = "ls /proc/$$/fd";
     run_sh(list, true, 10, r);
     char *alone = strdup(r->out);
-    CHECK(r->exited && r->code == 0 && alone && *alone);
+    CHECK(r->exited);
+    CHECK_INT(r->code, 0);
+    CHECK(alone && *alone);
     free(r);
     int differ = 0;
 #pragma omp parallel for num_threads(8) schedule(dynamic, 1) reduction(+ : differ)
@@ -297,7 +308,7 @@ static void whole_files(void)
         close(fd);
 
     CHECK(!bs_write_atomic(at("w"), write_text, "x", err, sizeof err));
-    CHECK(strstr(err, "Is a directory") != NULL);
+    CHECK_HAS(err, "Is a directory");
     CHECK(chmod(real, 0640) == 0);
     CHECK(!bs_write_atomic(real, write_half, "half", err, sizeof err));
     char want[1200];
@@ -410,7 +421,7 @@ static void csv_numbers(void)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         bs_csv_number(buf, sizeof buf, cases[i].v);
         CHECK_STR(buf, cases[i].text);
-        CHECK(strtod(buf, NULL) == cases[i].v);
+        CHECK_DBL(strtod(buf, NULL), cases[i].v);
     }
     bs_csv_number(buf, sizeof buf, NAN);
     CHECK_STR(buf, "");

@@ -17,7 +17,7 @@ static void ranking(void)
     CHECK(rank_score_of(est, meas, ok, 5, 2, &r));
     CHECK_INT(r.measured, 4);
     CHECK_INT(r.pick, 0);
-    CHECK(r.regret == 0);
+    CHECK_DBL(r.regret, 0);
     CHECK(fabs(r.rho - 1) < 1e-12 && fabs(r.rho_top - 1) < 1e-12);
     /* the pick failed: no regret; the others rank backwards */
     const double est2[] = {1, 2, 3}, meas2[] = {0, 20, 10};
@@ -43,13 +43,13 @@ static void rounds(void)
 {
     /* failed samples (NaN) are left out of a median */
     const double g[] = {5, NAN, NAN, 7, 6};
-    CHECK(bench_median(g, 5) == 6);
+    CHECK_DBL(bench_median(g, 5), 6);
     const double failed[] = {NAN, NAN};
     CHECK(isnan(bench_median(failed, 2)));
     /* ... and out of a paired comparison */
     const double a[] = {2, NAN, 3, 4}, b[] = {1, 1, NAN, 2};
     int ahead, used;
-    CHECK(bench_paired(a, b, 4, &ahead, &used) == 2);
+    CHECK_DBL(bench_paired(a, b, 4, &ahead, &used), 2);
     CHECK_INT(used, 2);
     CHECK_INT(ahead, 2);
 }

@@ -155,7 +155,7 @@ tune { results = "out/impossible.csv", table = "out/impossible-table.csv" }
 EOF
 run 1 impossible.lua
 same "impossible space" "$err" "npu-tune: impossible.lua:3: space: no legal config for big 512x768x3072 on ascend910 (294912 candidates, all illegal); see npu-tune model --target ascend910 --shape 512x768x3072"
-if [ -e "$work/out" ]; then bad "impossible space wrote output"; else ok; fi
+absent "output of an impossible space" "$work/out"
 
 # --- a constraint that rejects everything ---
 cat >"$work/picky.lua" <<'EOF'
@@ -192,7 +192,8 @@ same_script t.lua same/out/t.csv same/t.lua
 cp "$work/same/t.lua" "$work/same/t.orig"
 run 1 same/t.lua
 same "table is the script" "$err" "npu-tune: table 'same/t.lua' is the script same/t.lua; choose another path"
-if cmp -s "$work/same/t.lua" "$work/same/t.orig" && [ ! -e "$work/same/out" ]; then ok; else bad "table = script wrote something"; fi
+same_file "table is the script: the script" "$work/same/t.lua" "$work/same/t.orig"
+absent "table is the script: its output" "$work/same/out"
 ln -s t.lua "$work/same/link.lua"
 same_script l.lua same/l.csv same/link.lua
 cp "$work/same/t.orig" "$work/same/t.lua"
@@ -218,12 +219,12 @@ run 1 table export same/T.csv -o same/T.csv
 same "export over its table" "$err" "npu-tune: header 'same/T.csv' is the table same/T.csv; choose another path"
 run 1 gen --table same/T.csv --shape 512x768x768 -o same/../same/T.csv
 same "gen over its table" "$err" "npu-tune: gen: output 'same/../same/T.csv' is the table same/T.csv; choose another path"
-if cmp -s "$work/same/T.csv" "$work/same/T.orig"; then ok; else bad "the table was overwritten"; fi
+same_file "the table" "$work/same/T.csv" "$work/same/T.orig"
 cp "$work/k/os.npu" "$work/same/K.npu"
 cp "$work/same/K.npu" "$work/same/K.orig"
 run 1 sim same/K.npu --trace same/K.npu
 same "trace over its kernel" "$err" "npu-tune: trace 'same/K.npu' is the kernel same/K.npu; choose another path"
-if cmp -s "$work/same/K.npu" "$work/same/K.orig"; then ok; else bad "the kernel was overwritten"; fi
+same_file "the kernel" "$work/same/K.npu" "$work/same/K.orig"
 run 1 plot results/bert.csv -o results/bert.csv
 same "plot over its journal" "$err" "npu-tune: plot: plot directory 'results/bert.csv' is the results journal results/bert.csv; choose another path"
 
@@ -238,7 +239,7 @@ foreign_row() { # WHAT SED-SCRIPT MESSAGE: the journal edited so is refused, lef
     cp "$work/rows/r.csv" "$work/rows/r.edited"
     run 1 --quiet rows/r.lua
     same "row of another $1" "$err" "npu-tune: rows/r.csv:$3"
-    if cmp -s "$work/rows/r.csv" "$work/rows/r.edited"; then ok; else bad "refused journal changed"; fi
+    same_file "the refused journal" "$work/rows/r.csv" "$work/rows/r.edited"
 }
 foreign_row target '3s/,ascend910,/,ascend310,/' "3: row is for target ascend310, this run is for ascend910"
 foreign_row backend '2s/,model,/,sim,/' "2: row was measured with sim, this run measures with model"
@@ -287,7 +288,7 @@ cp "$work/lock/r-table.csv" "$work/lock/first-table.csv"
 wait "$second"
 same "waiting run" "$?" "0"
 same "the waiting run measured nothing again" "$(wc -l <"$work/lock/r.csv")" "$rows_after_first"
-if cmp -s "$work/lock/r-table.csv" "$work/lock/first-table.csv"; then ok; else bad "the waiting run changed the table"; fi
+same_file "the waiting run's table" "$work/lock/r-table.csv" "$work/lock/first-table.csv"
 
 # --- issue 22: the unit of a resumed board run comes from its journal ---
 mkdir -p "$work/unit"
@@ -350,7 +351,7 @@ tune { measure = "model", results = "late/late.csv", table = "late/late-table.cs
 EOF
 run 1 late.lua
 same "late declaration" "$err" "npu-tune: late.lua:5: matmul: declarations are only allowed while the script runs; the constraint (late.lua:4) is called during tuning"
-if [ -e "$work/late" ]; then bad "a late declaration wrote output"; else ok; fi
+absent "output of a late declaration" "$work/late"
 printf 'target "ascend910"\n%s\ntune { script_timeout = 0.2 }\nwhile true do end\n' "$M" >"$work/spin.lua"
 run 1 spin.lua
 same "endless script" "$err" "npu-tune: spin.lua:4: the script ran for more than 0.2 s (tune { script_timeout = ... } raises the limit)"

@@ -233,7 +233,7 @@ for dt in bf16 fp16; do
 done
 run 2 gen --table out/tiny-table.csv --shape 100x37x50 --cores 2 -o k_table2.c
 has "gen --table --cores" "$err" "npu-tune: gen: --table takes the config from the table; drop --strategy, --tile, --double-buffer, --cores, --split and --micro"
-[ ! -e "$work/k_table2.c" ] && ok || bad "gen --table --cores wrote a kernel"
+absent "gen --table --cores: a kernel" "$work/k_table2.c"
 # a hand-edited table: an entry no longer legal is named by file:line; a row
 # of another target than the signature's is refused where it stands
 awk -F, -v OFS=, '$2 == 100 && $3 == 37 { $13 = 64 } { print }' "$work/out/tiny-table.csv" >"$work/edited.csv"
@@ -241,7 +241,7 @@ line=$(grep -n '^[^,]*,100,37,50,' "$work/edited.csv" | cut -d: -f1)
 run 1 gen --table edited.csv --shape 100x37x50 -o k_edited.c
 has "illegal entry" "$err" "npu-tune: gen: edited.csv:$line: the entry for 100x37x50, "
 has "illegal entry why" "$err" "is not legal on host: cores = 64, but target 'host' has"
-[ ! -e "$work/k_edited.c" ] && ok || bad "gen wrote a kernel from an illegal entry"
+absent "gen of an illegal entry: a kernel" "$work/k_edited.c"
 awk -F, -v OFS=, 'NR > 2 && $2 == 100 { $7 = "ascend910" } { print }' "$work/out/tiny-table.csv" >"$work/other.csv"
 line=$(grep -n ',ascend910,' "$work/other.csv" | head -n 1 | cut -d: -f1)
 run 1 gen --table other.csv --shape 100x37x50

@@ -314,7 +314,7 @@ static void test_errors(void)
     /* the host computes fp32, bf16 and fp16 only */
     err[0] = 0;
     CHECK(!cg_host_source(f, &ok, SP_INT8, "k", err, sizeof err));
-    CHECK(strstr(err, "dtype int8") != NULL);
+    CHECK_HAS(err, "dtype int8");
     CHECK(!cg_host_source(f, &ok, SP_NDTYPE, "k", err, sizeof err));
     fclose(f);
 }
@@ -337,33 +337,33 @@ static void test_text(void)
     char *s = source(&c1, SP_FP32, NULL, err, sizeof err);
     CHECK(s != NULL);
     if (s) {
-        CHECK(strstr(s, "#define NT_(name) nt_sgemm_##name ") != NULL);
-        CHECK(strstr(s, "#define NT_SYMBOL nt_sgemm ") != NULL);
-        CHECK(strstr(s, "#define NT_DTYPE NT_FP32 ") != NULL);
-        CHECK(strstr(s, "#define NT_ORDER NT_OS ") != NULL);
-        CHECK(strstr(s, "#define NT_SPLIT NT_SERIAL ") != NULL); /* one core */
-        CHECK(strstr(s, "strategy OS") != NULL);
-        CHECK(strstr(s, "m = 100, n = 300, k = 64") != NULL);
-        CHECK(strstr(s, "double_buffer = 1") != NULL);
-        CHECK(strstr(s, "micro-tile: 12 x 32") != NULL);
-        CHECK(strstr(s, "NT_(DB) = 1,") != NULL);
-        CHECK(strstr(s, "NT_(MC) = 108,") != NULL); /* m rounded up to whole micro-tiles */
-        CHECK(strstr(s, "#if defined(__AVX512F__)\n#define NT_VW 16\n") != NULL);
+        CHECK_HAS(s, "#define NT_(name) nt_sgemm_##name ");
+        CHECK_HAS(s, "#define NT_SYMBOL nt_sgemm ");
+        CHECK_HAS(s, "#define NT_DTYPE NT_FP32 ");
+        CHECK_HAS(s, "#define NT_ORDER NT_OS ");
+        CHECK_HAS(s, "#define NT_SPLIT NT_SERIAL "); /* one core */
+        CHECK_HAS(s, "strategy OS");
+        CHECK_HAS(s, "m = 100, n = 300, k = 64");
+        CHECK_HAS(s, "double_buffer = 1");
+        CHECK_HAS(s, "micro-tile: 12 x 32");
+        CHECK_HAS(s, "NT_(DB) = 1,");
+        CHECK_HAS(s, "NT_(MC) = 108,"); /* m rounded up to whole micro-tiles */
+        CHECK_HAS(s, "#if defined(__AVX512F__)\n#define NT_VW 16\n");
         CHECK_INT(count(s, "static void NT_(ukr)("), 3); /* one per code path */
         CHECK_INT(count(s, "static void NT_(ukr_1)("), 3); /* and its edge kernel */
         CHECK(strstr(s, "NT_HOST_AWIDE") == NULL); /* fp32 A is read in place */
-        CHECK(strstr(s, "#undef NT_SYMBOL\n") != NULL); /* the template's end */
+        CHECK_HAS(s, "#undef NT_SYMBOL\n"); /* the template's end */
         free(s);
     }
     sp_config c2 = config(SP_IS, 64, 64, 64, 0, 2, SP_SPLIT_MN, 6, 8);
     s = source(&c2, SP_FP32, "knl", err, sizeof err);
     CHECK(s != NULL);
     if (s) {
-        CHECK(strstr(s, "#define NT_(name) knl_##name ") != NULL);
-        CHECK(strstr(s, "#define NT_SPLIT NT_SPLIT_MN ") != NULL);
-        CHECK(strstr(s, "NT_(CORES) = 2,") != NULL);
+        CHECK_HAS(s, "#define NT_(name) knl_##name ");
+        CHECK_HAS(s, "#define NT_SPLIT NT_SPLIT_MN ");
+        CHECK_HAS(s, "NT_(CORES) = 2,");
         CHECK(strstr(s, "#if defined(__AVX512F__)\n") == NULL); /* nr 8: AVX2 and portable only */
-        CHECK(strstr(s, "#if defined(__AVX2__) && defined(__FMA__)\n#define NT_VW 8\n") != NULL);
+        CHECK_HAS(s, "#if defined(__AVX2__) && defined(__FMA__)\n#define NT_VW 8\n");
         CHECK_INT(count(s, "static void NT_(ukr)("), 2);
         free(s);
     }
@@ -371,10 +371,10 @@ static void test_text(void)
     sp_config c3 = config(SP_WS, 64, 64, 64, 0, 2, SP_SPLIT_M, 2, 12);
     s = source(&c3, SP_FP32, "k3", err, sizeof err);
     if (CHECK(s != NULL)) {
-        CHECK(strstr(s, "\n#define NT_VW 4\n") != NULL);
+        CHECK_HAS(s, "\n#define NT_VW 4\n");
         CHECK_INT(count(s, "static void NT_(ukr)("), 1);
         CHECK_INT(count(s, "static void NT_(ukr_1)("), 1);
-        CHECK(strstr(s, "#define NT_SPLIT NT_SPLIT_M ") != NULL);
+        CHECK_HAS(s, "#define NT_SPLIT NT_SPLIT_M ");
         free(s);
     }
     /* 16-bit storage: its own entry point and element type (the signature itself is
@@ -390,10 +390,10 @@ static void test_text(void)
         s = source(&c1, narrow[i].d, NULL, err, sizeof err);
         if (!CHECK(s != NULL))
             continue;
-        CHECK(strstr(s, narrow[i].head) != NULL);
-        CHECK(strstr(s, narrow[i].sym) != NULL);
-        CHECK(strstr(s, narrow[i].code) != NULL);
-        CHECK(strstr(s, "NT_(AWIDE) = NT_HOST_AWIDE") != NULL);
+        CHECK_HAS(s, narrow[i].head);
+        CHECK_HAS(s, narrow[i].sym);
+        CHECK_HAS(s, narrow[i].code);
+        CHECK_HAS(s, "NT_(AWIDE) = NT_HOST_AWIDE");
         free(s);
     }
 }

@@ -815,7 +815,7 @@ static void test_generated(void)
     CHECK(cg_emit(&k.cores[0], &x));
     round_trip(&k, "large tensor");
     text t = print_mem(&k);
-    CHECK(strstr(t.s, "  MTE2 copy L1_0 <- A[79999:80000,0:1]\n") != NULL);
+    CHECK_HAS(t.s, "  MTE2 copy L1_0 <- A[79999:80000,0:1]\n");
     free(t.s);
     cg_kernel_free(&k);
 }

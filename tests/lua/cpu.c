@@ -272,7 +272,7 @@ static void test_scratch(void)
     /* fork_join is optional (0: threads start and join for free) */
     cpu_scratch(buf, sizeof buf, "nothing", "fork_join = 8000");
     if ((s = GOOD(&opts, buf))) {
-        CHECK(ls_target(s)->cpu.fork_join == 8000);
+        CHECK_DBL(ls_target(s)->cpu.fork_join, 8000);
         ls_close(s);
     }
     cpu_scratch(buf, sizeof buf, "nothing", "fork_join = -5");

@@ -205,7 +205,7 @@ static void parsing(const sp_target *t, const sp_problem *p, const sp_candidate 
         size_t n = strcspn(bad[i], "\n");
         snprintf(want, sizeof want, "cannot parse a time from the command's output: '%.*s'; kernel kept: ",
                  (int)n, bad[i]);
-        CHECK(strncmp(m.detail, want, strlen(want)) == 0);
+        CHECK_PREFIX(m.detail, want);
         const char *path = strstr(m.detail, "kernel kept: ");
         if (CHECK(path != NULL)) {
             CHECK(access(path + strlen("kernel kept: "), R_OK) == 0);
@@ -222,7 +222,7 @@ static void parsing(const sp_target *t, const sp_problem *p, const sp_candidate 
         char want[200];
         snprintf(want, sizeof want, "the command printed a time that is not positive: '%.*s'",
                  (int)strcspn(zero[i], "\n"), zero[i]);
-        CHECK(strncmp(m.detail, want, strlen(want)) == 0);
+        CHECK_PREFIX(m.detail, want);
         const char *path = strstr(m.detail, "kernel kept: ");
         if (CHECK(path != NULL))
             unlink(path + strlen("kernel kept: "));
@@ -254,7 +254,7 @@ static void statuses(const sp_target *t, const sp_problem *p, const sp_candidate
     CHECK_INT(m.status, MS_CRASH);
     char want[400];
     snprintf(want, sizeof want, "mixed units: printed '%ld cycles' (cycles) but this run measures in s; kernel kept: ", size);
-    CHECK(strncmp(m.detail, want, strlen(want)) == 0);
+    CHECK_PREFIX(m.detail, want);
     CHECK_INT(count_files(kernels), 1);
 
     /* A failing board: crash with its first stderr line; the kernel kept. */
@@ -263,7 +263,7 @@ static void statuses(const sp_target *t, const sp_problem *p, const sp_candidate
     b->measure(b, t, p, c, &m);
     CHECK_INT(m.status, MS_CRASH);
     const char *fail = "exited with status 1: board: device /dev/npu0 not found; kernel kept: ";
-    CHECK(strncmp(m.detail, fail, strlen(fail)) == 0);
+    CHECK_PREFIX(m.detail, fail);
     const char *kept = strstr(m.detail, kernels);
     CHECK(kept && access(kept, R_OK) == 0);
     CHECK_INT(count_files(kernels), 2);
@@ -279,7 +279,7 @@ static void statuses(const sp_target *t, const sp_problem *p, const sp_candidate
         h->measure(h, t, p, c, &m);
         double took = bs_now() - t0;
         CHECK_INT(m.status, MS_TIMEOUT);
-        CHECK(strncmp(m.detail, "timed out after 0.3 s; kernel kept: ", 36) == 0);
+        CHECK_PREFIX(m.detail, "timed out after 0.3 s; kernel kept: ");
         CHECK(took >= 0.3 && took < 3);
         long shell = 0, child = 0;
         FILE *f = fopen(pidfile, "r");
@@ -321,7 +321,7 @@ static void statuses(const sp_target *t, const sp_problem *p, const sp_candidate
     ms_close(b);
     char rm[300];
     snprintf(rm, sizeof rm, "rm -f '%s'/*", kernels);
-    CHECK(system(rm) == 0);
+    CHECK_INT(system(rm), 0);
 }
 
 /* The value of the little-endian fp16 at p (normal numbers and zeros). */
@@ -365,7 +365,7 @@ static void placeholders(const sp_target *t, const sp_problem *p, const sp_candi
     snprintf(want, sizeof want, "%lld %lld %lld %lld %lldx%lldx%lld %s %s/%s_", (long long)p->M,
              (long long)p->N, (long long)p->K, (long long)p->batch, (long long)p->M,
              (long long)p->N, (long long)p->K, t->name, dir, p->name);
-    CHECK(strncmp(line, want, strlen(want)) == 0);
+    CHECK_PREFIX(line, want);
     /* KERNEL.npu KERNEL.inputs KERNEL.out */
     char *kernel = line + strlen(want) - strlen(dir) - strlen(p->name) - 2, *npu = strstr(line, ".npu ");
     if (CHECK(npu != NULL)) {
@@ -386,7 +386,7 @@ static void placeholders(const sp_target *t, const sp_problem *p, const sp_candi
     size_t same = 0;
     for (size_t i = 0; f && in && bytes && i < n; i++)
         same += fp16_at(bytes + 2 * i) == in[i];
-    CHECK(same == n);
+    CHECK_INT(same, n);
     if (f)
         fclose(f);
     free(bytes);
@@ -406,8 +406,8 @@ static void parallel(const sp_target *t, const sp_problem *p, const sp_candidate
     ms_measure_all(b, t, p, c, n, again, NULL, NULL);
     for (size_t i = 0; i < n; i++) {
         CHECK_INT(m[i].status, MS_OK);
-        CHECK(m[i].value == (double)kernel_size(t, p, &c[i]));
-        CHECK(again[i].value == m[i].value);
+        CHECK_DBL(m[i].value, (double)kernel_size(t, p, &c[i]));
+        CHECK_DBL(again[i].value, m[i].value);
     }
     CHECK_STR(b->unit, "cycles");
     CHECK_INT(count_files(kernels), 0);
@@ -452,7 +452,7 @@ static void simulated(const sp_target *t, const sp_problem *p, const sp_candidat
         sim_options o = {.seed = 1};
         CHECK(cg_generate(t, p, &c[i].config, &k, err, sizeof err));
         CHECK(sim_run(t, &k, &o, &r));
-        CHECK(m[i].value == r.cycles);
+        CHECK_DBL(m[i].value, r.cycles);
         sim_result_free(&r);
         cg_kernel_free(&k);
         ms_measurement before = m[i];
@@ -498,7 +498,7 @@ static void verifying(const sp_target *t, const sp_problem *p, const sp_candidat
         ms_measurement m = {.status = MS_OK, .value = 12};
         b->verify(b, t, p, c, &m);
         CHECK_INT(m.status, cases[i].want);
-        if (!CHECK(strncmp(m.detail, cases[i].detail, strlen(cases[i].detail)) == 0))
+        if (!CHECK_PREFIX(m.detail, cases[i].detail))
             fprintf(stderr, "  %s: %s\n", cases[i].mode, m.detail);
         const char *kept = strstr(m.detail, "kernel kept: ");
         if (CHECK(kept != NULL)) {
@@ -513,7 +513,9 @@ static void verifying(const sp_target *t, const sp_problem *p, const sp_candidat
     b->measure(b, t, p, c, &honest);
     set_mode("cheat");
     b->measure(b, t, p, c, &cheat);
-    CHECK(honest.status == MS_OK && cheat.status == MS_OK && cheat.value < honest.value);
+    CHECK_INT(honest.status, MS_OK);
+    CHECK_INT(cheat.status, MS_OK);
+    CHECK(cheat.value < honest.value);
     CHECK_INT(count_files(kernels), 0);
     ms_close(b);
 }
@@ -549,7 +551,7 @@ static void sim_output(const sp_target *t, const sp_problem *p, const sp_candida
     if (f)
         fclose(f);
     snprintf(cmd, sizeof cmd, "'%s' sim '%s' --output '%s' >/dev/null", bin, path, cpath);
-    CHECK(system(cmd) == 0);
+    CHECK_INT(system(cmd), 0);
     size_t n = (size_t)(p->M * p->N) * 4;
     uint8_t *got = malloc(n + 1);
     int8_t *in = sim_inputs(p, SIM_SEED);
@@ -564,19 +566,19 @@ static void sim_output(const sp_target *t, const sp_problem *p, const sp_candida
     /* the output is not the kernel */
     snprintf(cmd, sizeof cmd, "cd '%s' && '%s' sim k.npu --check --output ./k.npu 2>err.txt", work,
              bin);
-    CHECK(WEXITSTATUS(system(cmd)) == 1);
+    CHECK_INT(WEXITSTATUS(system(cmd)), 1);
     grep_file("err.txt", "", err, sizeof err);
     CHECK_STR(err, "npu-tune: output './k.npu' is the kernel k.npu; choose another path\n");
     /* a kernel without its mmads: C wrong, written; an error with --check */
     snprintf(cmd, sizeof cmd, "cd '%s' && grep -v ' mmad ' k.npu > cheat.npu && "
              "'%s' sim cheat.npu --output c2.bin > out.txt", work, bin);
-    CHECK(system(cmd) == 0);
+    CHECK_INT(system(cmd), 0);
     grep_file("out.txt", "check:", err, sizeof err);
     CHECK_STR(err, "check: wrong, C[0][0] = 0.011489, expected -115 (65536 of 65536 elements "
                    "wrong)\n");
     snprintf(cmd, sizeof cmd, "cd '%s' && '%s' sim cheat.npu --check --output c3.bin 2>/dev/null",
              work, bin);
-    CHECK(WEXITSTATUS(system(cmd)) == 1);
+    CHECK_INT(WEXITSTATUS(system(cmd)), 1);
     snprintf(cpath, sizeof cpath, "%s/c2.bin", work);
     CHECK(access(cpath, R_OK) == 0);
     snprintf(cpath, sizeof cpath, "%s/c3.bin", work);
@@ -693,6 +695,6 @@ int main(void)
 
     char rm[128];
     snprintf(rm, sizeof rm, "rm -rf '%s'", work);
-    CHECK(system(rm) == 0);
+    CHECK_INT(system(rm), 0);
     return CHECK_DONE();
 }

@@ -14,14 +14,17 @@ static void stats(void)
     double s[] = {12, 10, 11, 13, 100};
     ms_measurement m = {0};
     ms_summarise(s, 5, &m);
-    CHECK(m.value == 12);
+    CHECK_DBL(m.value, 12);
     CHECK(fabs(m.mean - 29.2) < 1e-12);
     CHECK(m.ci_lo < m.mean && m.mean < m.ci_hi);
     /* t(0.975, 4) = 2.776445; sd = 39.5878... */
     CHECK(fabs((m.ci_hi - m.mean) - 2.776445105 * m.stddev / sqrt(5.0)) < 1e-6);
     double one = 7;
     ms_summarise(&one, 1, &m);
-    CHECK(m.value == 7 && m.ci_lo == 7 && m.ci_hi == 7 && m.nsamples == 1);
+    CHECK_DBL(m.value, 7);
+    CHECK_DBL(m.ci_lo, 7);
+    CHECK_DBL(m.ci_hi, 7);
+    CHECK_INT(m.nsamples, 1);
     CHECK_STR(ms_status_name(MS_TIMEOUT), "timeout");
 }
 
@@ -48,11 +51,13 @@ static void model_backend(void)
     ms_measurement m[2];
     size_t heard[2] = {0, 0};
     ms_measure_all(b, &t, &p, c, 2, m, count_done, heard);
-    CHECK(heard[0] == 1 && heard[1] == 1); /* each completion reported once */
+    CHECK_INT(heard[0], 1); /* each completion reported once */
+    CHECK_INT(heard[1], 1);
     sp_figures f;
     sp_model(&t, &p, &c[0].config, &f);
-    CHECK(m[0].status == MS_OK && m[0].value == f.est_cycles);
-    CHECK(m[1].status == MS_ILLEGAL);
+    CHECK_INT(m[0].status, MS_OK);
+    CHECK_DBL(m[0].value, f.est_cycles);
+    CHECK_INT(m[1].status, MS_ILLEGAL);
     CHECK_STR(m[1].detail, "L0A overflows: A-tile 512x128 fp16 needs 131072 bytes, L0A has 65536\n");
     ms_close(b);
 }

@@ -74,7 +74,8 @@ static void new_and_resume(void)
     rs_signature sig = signature();
     rs_cache *c = NULL;
     rs_journal *j = rs_journal_open(path, &sig, &c, err, sizeof err);
-    CHECK(j != NULL && c != NULL && rs_cache_size(c) == 0);
+    CHECK(j != NULL && c != NULL);
+    CHECK_INT(rs_cache_size(c), 0);
     CHECK_STR(slurp(sigpath), "version=0.1.0\nscript=examples/bert.lua\ntarget=ascend910\n"
                               "target_sig=1a2b3c4d5e6f7081\nspace_sig=0011223344556677\n"
                               "measure=sim\n");
@@ -97,21 +98,28 @@ static void new_and_resume(void)
     strcpy(sig.version, "0.2.0");
     c = NULL;
     j = rs_journal_open(path, &sig, &c, err, sizeof err);
-    CHECK(j != NULL && rs_cache_size(c) == 2);
+    CHECK(j != NULL);
+    CHECK_INT(rs_cache_size(c), 2);
     const rs_entry *e = rs_cache_find(c, &p, &c32.config);
     CHECK(e != NULL);
     if (e) {
         CHECK_STR(e->problem.name, "tiny");
-        CHECK(e->problem.M == 100 && e->problem.N == 50 && e->problem.K == 40 &&
-              e->problem.batch == 2 && e->problem.dtype == SP_FP16);
+        CHECK_INT(e->problem.M, 100);
+        CHECK_INT(e->problem.N, 50);
+        CHECK_INT(e->problem.K, 40);
+        CHECK_INT(e->problem.batch, 2);
+        CHECK_INT(e->problem.dtype, SP_FP16);
         CHECK_STR(e->target, "ascend910");
         CHECK(sp_cmp_config(&e->config, &c32.config) == 0);
         CHECK_STR(e->status, "ok");
-        CHECK(e->measured == 1234.4);
+        CHECK_DBL(e->measured, 1234.4);
         CHECK_STR(e->unit, "cycles");
     }
     e = rs_cache_find(c, &p, &c48.config);
-    CHECK(e != NULL && strcmp(e->status, "wrong") == 0 && strcmp(e->unit, "s") == 0);
+    if (CHECK(e != NULL)) {
+        CHECK_STR(e->status, "wrong");
+        CHECK_STR(e->unit, "s");
+    }
     CHECK(rs_cache_find(c, &p, &c64.config) == NULL);
     sp_problem other = p;
     other.batch = 3;
@@ -128,11 +136,12 @@ static void new_and_resume(void)
     again.round = "final";
     CHECK(rs_journal_append(j, &again, err, sizeof err));
     CHECK(rs_journal_close(j, err, sizeof err));
-    CHECK(strstr(slurp(path), ",sim,ok,0.3333333333333333,cycles,,final\n") != NULL);
+    CHECK_HAS(slurp(path), ",sim,ok,0.3333333333333333,cycles,,final\n");
     c = reopen(path, &sig);
-    CHECK(rs_cache_size(c) == 2);
+    CHECK_INT(rs_cache_size(c), 2);
     e = rs_cache_find(c, &p, &c32.config);
-    CHECK(e != NULL && e->measured == 1.0 / 3.0);
+    if (CHECK(e != NULL))
+        CHECK_DBL(e->measured, 1.0 / 3.0);
     rs_cache_free(c);
 
     /* A torn last line (a kill mid-write) is dropped and cut off; appending
@@ -154,9 +163,10 @@ static void new_and_resume(void)
              "tiny,100,50,40,2,fp16,ascend910,OS,64,32,16,1,1,M,46080,,sim,timeout,,cycles,,search\n");
     CHECK_STR(slurp(path), want);
     c = reopen(path, &sig);
-    CHECK(rs_cache_size(c) == 3);
+    CHECK_INT(rs_cache_size(c), 3);
     e = rs_cache_find(c, &p, &c64.config);
-    CHECK(e != NULL && strcmp(e->status, "timeout") == 0);
+    if (CHECK(e != NULL))
+        CHECK_STR(e->status, "timeout");
     rs_cache_free(c);
 }
 
@@ -216,14 +226,15 @@ static void foreign(void)
     rs_cache_free(c);
     char kside[600];
     snprintf(kside, sizeof kside, "%s.sig", kpath);
-    CHECK(strstr(slurp(kside), "\nkernel_sig=0f1e2d3c4b5a6978\n") != NULL);
+    CHECK_HAS(slurp(kside), "\nkernel_sig=0f1e2d3c4b5a6978\n");
     char sigpath[600];
     snprintf(sigpath, sizeof sigpath, "%s.sig", path);
-    CHECK(strstr(slurp(sigpath), "space_sig=") != NULL && strstr(slurp(sigpath), "kernel_sig") == NULL);
+    CHECK_HAS(slurp(sigpath), "space_sig=");
+    CHECK(strstr(slurp(sigpath), "kernel_sig") == NULL);
     rs_signature newer = other;
     strcpy(newer.kernel_sig, "1f1e2d3c4b5a6978");
     CHECK(reopen(kpath, &newer) == NULL);
-    CHECK(strstr(err, "(signature 0f1e2d3c4b5a6978), this build generates 1f1e2d3c4b5a6978") != NULL);
+    CHECK_HAS(err, "(signature 0f1e2d3c4b5a6978), this build generates 1f1e2d3c4b5a6978");
     /* The refused journal is untouched. */
     CHECK_STR(slurp(path), header);
 
@@ -420,7 +431,8 @@ static void fresh(void)
         unlink(sigpath);
         put(path, texts[i], "w");
         rs_cache *c = reopen(path, &sig);
-        CHECK(c != NULL && rs_cache_size(c) == 0);
+        CHECK(c != NULL);
+        CHECK_INT(rs_cache_size(c), 0);
         rs_cache_free(c);
         CHECK_STR(slurp(path), header);
         CHECK(access(sigpath, F_OK) == 0);
@@ -523,12 +535,12 @@ static void locked(void)
         _exit(!w ? 3 : rs_cache_size(cc) != 2 ? 4 : o.holder != 0 ? 5 : 0);
     }
     char x;
-    CHECK(read(ready[0], &x, 1) == 1);
+    CHECK_INT(read(ready[0], &x, 1), 1);
     rs_row second = {&p, "ascend910", &c48, "sim", "ok", 900, "cycles", NULL, false};
     CHECK(j && rs_journal_append(j, &second, err, sizeof err)); /* still held: the waiter sees it */
     CHECK(rs_journal_close(j, err, sizeof err));
     int status = -1;
-    CHECK(waitpid(child, &status, 0) == child);
+    CHECK_INT(waitpid(child, &status, 0), child);
     CHECK_INT(WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status), 0);
     close(ready[0]);
     close(ready[1]);
@@ -543,14 +555,16 @@ static void locked(void)
         for (;;)
             pause();
     }
-    CHECK(read(ready[0], &x, 1) == 1);
+    CHECK_INT(read(ready[0], &x, 1), 1);
     rs_journal_opts o = {0};
     CHECK(rs_journal_open_with(path, &sig, &o, &c, err, sizeof err) == NULL);
     CHECK_INT(o.holder, child);
     kill(child, SIGKILL);
-    CHECK(waitpid(child, &status, 0) == child);
+    CHECK_INT(waitpid(child, &status, 0), child);
     j = rs_journal_open_with(path, &sig, &o, &c, err, sizeof err);
-    CHECK(j != NULL && rs_cache_size(c) == 2 && o.holder == 0);
+    CHECK(j != NULL);
+    CHECK_INT(rs_cache_size(c), 2);
+    CHECK_INT(o.holder, 0);
     if (j)
         CHECK(rs_journal_close(j, err, sizeof err));
     rs_cache_free(c);
@@ -585,7 +599,8 @@ static void through(void)
     rs_cache *c1 = NULL, *c2 = NULL;
     rs_journal *a = rs_journal_open(path, &sig, &c1, err, sizeof err);
     rs_journal *b = rs_journal_open("/dev/null", &sig, &c2, err, sizeof err);
-    CHECK(a != NULL && b != NULL && rs_cache_size(c1) == 0);
+    CHECK(a != NULL && b != NULL);
+    CHECK_INT(rs_cache_size(c1), 0);
     sp_problem p = problem();
     sp_candidate c32 = candidate(32);
     rs_row row = {&p, "ascend910", &c32, "sim", "ok", 1000, "cycles", NULL, false};
@@ -626,7 +641,9 @@ static void through(void)
     text[len] = '\0';
     close(got[0]);
     int status;
-    CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK_INT(waitpid(child, &status, 0), child);
+    CHECK(WIFEXITED(status));
+    CHECK_INT(WEXITSTATUS(status), 0);
     char want[4096];
     snprintf(want, sizeof want, "%s%s", header,
              "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234.4,sim,ok,1000,cycles,,search\n");

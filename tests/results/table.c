@@ -90,7 +90,7 @@ static void build_specs(void)
     all[6].unit = "s";
     sp_target t = fx_ascend910();
     for (int i = 0; i < NSPEC; i++)
-        if (!CHECK(sp_check(&t, &all[i].p, &all[i].c.config) == 0))
+        if (!CHECK_INT(sp_check(&t, &all[i].p, &all[i].c.config), 0))
             fprintf(stderr, "  spec %d is illegal for its own shape\n", i);
 }
 
@@ -155,18 +155,20 @@ static void round_trip(void)
         CHECK_STR(e[i].target, "ascend910");
         CHECK(sp_cmp_config(&e[i].config, &s->c.config) == 0);
         CHECK_STR(e[i].status, "ok");
-        CHECK(e[i].measured == s->measured);
+        CHECK_DBL(e[i].measured, s->measured);
         CHECK_STR(e[i].unit, s->unit);
         CHECK_INT(e[i].verified, 1);
     }
     free(e);
     /* sig may be NULL. */
-    CHECK(rs_table_read(path, &e, &n, NULL, err, sizeof err) && n == NSPEC);
+    CHECK(rs_table_read(path, &e, &n, NULL, err, sizeof err));
+    CHECK_INT(n, NSPEC);
     free(e);
 
     /* An empty table is a table. */
     CHECK(write_specs(at("empty.csv"), all, 0));
-    CHECK(rs_table_read(at("empty.csv"), &e, &n, NULL, err, sizeof err) && n == 0);
+    CHECK(rs_table_read(at("empty.csv"), &e, &n, NULL, err, sizeof err));
+    CHECK_INT(n, 0);
     free(e);
 
     /* Only measured rows belong in a table. */
@@ -192,7 +194,8 @@ static void round_trip(void)
     snprintf(msg, sizeof msg, "cannot create directory '%s': Not a directory", at("plain"));
     CHECK_STR(err, msg);
     /* The failed writes left the previous table in place. */
-    CHECK(rs_table_read(path, &e, &n, NULL, err, sizeof err) && n == NSPEC);
+    CHECK(rs_table_read(path, &e, &n, NULL, err, sizeof err));
+    CHECK_INT(n, NSPEC);
     free(e);
 }
 
@@ -209,7 +212,8 @@ static const char *read_text(const char *text)
         free(e);
         return "";
     }
-    CHECK(e == NULL && n == 0);
+    CHECK(e == NULL);
+    CHECK_INT(n, 0);
     snprintf(result, sizeof result, "%s",
              strncmp(err, path, strlen(path)) == 0 ? err + strlen(path) : err);
     return result;
@@ -271,7 +275,8 @@ static void malformed(void)
         CHECK_INT(nold, 2)) {
         CHECK_INT(old[0].verified, -1);
         CHECK_INT(old[1].verified, -1);
-        CHECK(old[1].measured == 777 && old[1].problem.batch == 2);
+        CHECK_DBL(old[1].measured, 777);
+        CHECK_INT(old[1].problem.batch, 2);
     }
     free(old);
 
@@ -329,13 +334,13 @@ static void pick(void)
     /* 64x64x64 x12: entry 2 (same K, batch) is illegal (no 2x2 grid over
      * 1x1 tiles), entry 0's tile is too big: entry 5. */
     p = fx_problem(64, 64, 64, 12, SP_FP16);
-    CHECK(sp_check(&t, &p, &e[2].config) == SP_BAD_SPLIT);
+    CHECK_INT(sp_check(&t, &p, &e[2].config), SP_BAD_SPLIT);
     CHECK(rs_table_pick(e, n, &t, &p, &exact) == &e[5] && !exact);
     /* Split N over 8 cores needs 8 n-tiles: 112/32 = 4 are too few; entry
      * 0's n = 128 exceeds 112: the far entry 6 is the nearest legal one. */
     p = fx_problem(512, 100, 768, 1, SP_FP16);
-    CHECK(sp_check(&t, &p, &e[1].config) == SP_BAD_SPLIT);
-    CHECK(sp_check(&t, &p, &e[0].config) == SP_BAD_DIM);
+    CHECK_INT(sp_check(&t, &p, &e[1].config), SP_BAD_SPLIT);
+    CHECK_INT(sp_check(&t, &p, &e[0].config), SP_BAD_DIM);
     CHECK(rs_table_pick(e, n, &t, &p, &exact) == &e[6]);
     /* Another dtype is never taken: int8 queries only see int8 entries. */
     p = fx_problem(512, 768, 768, 1, SP_INT8);
@@ -444,7 +449,7 @@ static void compile_and_run(const char *name, const rs_entry *e, size_t n, const
         snprintf(cmd, sizeof cmd,
                  "cc -std=c11 -Wall -Wextra -Werror -pedantic -I'%s' '%s' -o '%s' && '%s'", dir,
                  cpath, bin, bin);
-        CHECK(run(cmd) == 0);
+        CHECK_INT(run(cmd), 0);
         /* Including it without using anything draws no warning either. */
         char only[600];
         snprintf(only, sizeof only, "%s/%s_only.c", dir, name);
@@ -454,19 +459,19 @@ static void compile_and_run(const char *name, const rs_entry *e, size_t n, const
         }
         snprintf(cmd, sizeof cmd,
                  "cc -std=c11 -Wall -Wextra -Werror -pedantic -fsyntax-only -I'%s' '%s'", dir, only);
-        CHECK(run(cmd) == 0);
+        CHECK_INT(run(cmd), 0);
     }
     if (strcmp(compiler, "c++") == 0) {
         snprintf(cmd, sizeof cmd,
                  "c++ -x c++ -std=c++11 -Wall -Wextra -Werror -pedantic -fsyntax-only '%s'",
                  cpath);
-        CHECK(run(cmd) == 0);
+        CHECK_INT(run(cmd), 0);
     }
     if (strcmp(compiler, "clang") == 0) {
         snprintf(cmd, sizeof cmd,
                  "clang -std=c11 -Wall -Wextra -Werror -pedantic -fsyntax-only -I'%s' '%s'", dir,
                  cpath);
-        CHECK(run(cmd) == 0);
+        CHECK_INT(run(cmd), 0);
     }
 }
 

@@ -130,17 +130,21 @@ static void micro(void)
 {
     sp_target a = fx_avx512(), b = fx_avx2();
     sp_micro u = sp_micro_default(&a);
-    CHECK(u.mr == 6 && u.nr == 64);
+    CHECK_INT(u.mr, 6);
+    CHECK_INT(u.nr, 64);
     u = sp_micro_default(&b);
-    CHECK(u.mr == 6 && u.nr == 16);
+    CHECK_INT(u.mr, 6);
+    CHECK_INT(u.nr, 16);
     sp_target sse = b; /* 4 lanes, 16 registers: 6 x 8 */
     sse.cpu.simd_floats = 4;
     u = sp_micro_default(&sse);
-    CHECK(u.mr == 6 && u.nr == 8);
+    CHECK_INT(u.mr, 6);
+    CHECK_INT(u.nr, 8);
     sp_target neon = a; /* 4 lanes, 32 registers: 6 x 16 */
     neon.cpu.simd_floats = 4;
     u = sp_micro_default(&neon);
-    CHECK(u.mr == 6 && u.nr == 16);
+    CHECK_INT(u.mr, 6);
+    CHECK_INT(u.nr, 16);
     /* Every default fits its target. */
     CHECK(sp_micro_fits(&a, sp_micro_default(&a)));
     CHECK(sp_micro_fits(&b, sp_micro_default(&b)));
@@ -297,11 +301,13 @@ static void rules(void)
     CHECK_INT(sp_check(&t, &q, &c), 0);
     int gm = 0, gn = 0;
     CHECK(sp_grid(&q, &c, &gm, &gn));
-    CHECK(gm == 2 && gn == 1);
+    CHECK_INT(gm, 2);
+    CHECK_INT(gn, 1);
     c.split = SP_SPLIT_N;
     CHECK_INT(sp_check(&t, &q, &c), 0);
     CHECK(sp_grid(&q, &c, &gm, &gn));
-    CHECK(gm == 1 && gn == 2);
+    CHECK_INT(gm, 1);
+    CHECK_INT(gn, 2);
     q.N = 64;
     EXPLAIN(&t, &q, c, SP_BAD_SPLIT,
             "split N over 2 threads leaves threads idle: 2x1 micro-tiles of 6x64\n");
@@ -319,7 +325,8 @@ static void rules(void)
     c.cores = 4;
     CHECK_INT(sp_check(&four, &q, &c), 0);
     CHECK(sp_grid(&q, &c, &gm, &gn));
-    CHECK(gm == 2 && gn == 2);
+    CHECK_INT(gm, 2);
+    CHECK_INT(gn, 2);
     q.M = 6;
     EXPLAIN(&four, &q, c, SP_BAD_SPLIT,
             "split MN needs a grid of >= 2x2 threads dividing 4 within 1x2 micro-tiles of 6x64\n");
@@ -358,7 +365,7 @@ static void rules(void)
     c = cpu_cfg(SP_OS, 96, 512, 256, 0, 3, SP_SPLIT_M, 6, 64);
     CHECK_INT(sp_explain(&t, &p, &c, small, sizeof small), 1);
     CHECK(strlen(small) < sizeof small);
-    CHECK(strncmp(small, "cores = 3, but", 14) == 0);
+    CHECK_PREFIX(small, "cores = 3, but");
 }
 
 /* Copied volumes worked by hand for 40x48x64 (A 2560 elements, B 3072) with
@@ -374,23 +381,24 @@ static void volumes(void)
     /* Every strategy packs B once and copies no A (whole micro-panels). */
     for (int st = 0; st < SP_NSTRATEGY; st++) {
         sp_figures f = model(&t, &p, cpu_cfg(st, 16, 32, 32, 0, 1, SP_SPLIT_M, 4, 16));
-        CHECK(f.load_elems == B);
-        CHECK(f.core_load_elems == B);
-        CHECK(f.store_elems == 40.0 * 48 * 2); /* C written once per k block */
-        CHECK(f.buffer_use == 2.0 * 4 * 32 * 4 + 2.0 * 32 * 32 * 4); /* halves reserved */
-        CHECK(f.grid_m == 1 && f.grid_n == 1);
+        CHECK_DBL(f.load_elems, B);
+        CHECK_DBL(f.core_load_elems, B);
+        CHECK_DBL(f.store_elems, 40.0 * 48 * 2); /* C written once per k block */
+        CHECK_DBL(f.buffer_use, 2.0 * 4 * 32 * 4 + 2.0 * 32 * 32 * 4); /* halves reserved */
+        CHECK_INT(f.grid_m, 1);
+        CHECK_INT(f.grid_n, 1);
         /* blocks covering the problem (larger ones are clamped) */
         f = model(&t, &p, cpu_cfg(st, 40, 48, 64, 0, 1, SP_SPLIT_M, 4, 16));
         sp_figures g = model(&t, &p, cpu_cfg(st, 64, 64, 100, 0, 1, SP_SPLIT_M, 4, 16));
         CHECK(f.load_elems == B && g.load_elems == B);
-        CHECK(f.store_elems == 40.0 * 48);
-        CHECK(g.est_cycles == f.est_cycles);
+        CHECK_DBL(f.store_elems, 40.0 * 48);
+        CHECK_DBL(g.est_cycles, f.est_cycles);
     }
     /* A 6x16 tile: m = 16 rounds to mc = 18, so the blocks hold 18, 18 and 4
      * rows; the last one's partial micro-panel (4 rows) is copied at each
      * of the nJ = 2 column blocks over all of K: 4 * 64 * 2. */
     sp_figures f = model(&t, &p, cpu_cfg(SP_IS, 16, 32, 32, 0, 1, SP_SPLIT_M, 6, 16));
-    CHECK(f.load_elems == B + 4.0 * 64 * 2);
+    CHECK_DBL(f.load_elems, B + 4.0 * 64 * 2);
     /* m = 17 -> mc = 20 with 4x16, like m = 20: the same figures. */
     sp_figures f17 = model(&t, &p, cpu_cfg(SP_OS, 17, 32, 32, 0, 1, SP_SPLIT_M, 4, 16));
     sp_figures f20 = model(&t, &p, cpu_cfg(SP_OS, 20, 32, 32, 0, 1, SP_SPLIT_M, 4, 16));
@@ -399,77 +407,80 @@ static void volumes(void)
      * split N each thread widens all of A, with split M its own rows. */
     sp_problem h = fx_problem(40, 48, 64, 1, SP_BF16);
     f = model(&t, &h, cpu_cfg(SP_WS, 16, 32, 32, 0, 1, SP_SPLIT_M, 4, 16));
-    CHECK(f.load_elems == B + A);
+    CHECK_DBL(f.load_elems, B + A);
     f = model(&t, &h, cpu_cfg(SP_WS, 16, 48, 32, 0, 1, SP_SPLIT_M, 4, 16));
-    CHECK(f.load_elems == B + A);
+    CHECK_DBL(f.load_elems, B + A);
     f = model(&t, &h, cpu_cfg(SP_WS, 16, 16, 32, 0, 2, SP_SPLIT_N, 4, 16));
-    CHECK(f.load_elems == B + 2 * A);
+    CHECK_DBL(f.load_elems, B + 2 * A);
     f = model(&t, &h, cpu_cfg(SP_WS, 8, 48, 32, 0, 2, SP_SPLIT_M, 4, 16));
-    CHECK(f.load_elems == 2 * B + A); /* each thread packs all of B */
+    CHECK_DBL(f.load_elems, 2 * B + A); /* each thread packs all of B */
     /* Past SP_CPU_AWIDE_BYTES, A is widened in bands of whole row blocks and
      * WS packs B once per band: 256 x 64 x 65520 (rows 65520 floats apart,
      * 64 MiB of fp32 A) in blocks of 64 rows is 2 bands of 128 rows. */
     sp_problem wide = fx_problem(256, 64, 65520, 1, SP_BF16);
     f = model(&t, &wide, cpu_cfg(SP_WS, 64, 64, 256, 0, 1, SP_SPLIT_M, 4, 16));
-    CHECK(f.load_elems == 256.0 * 65520 + 2 * 65520.0 * 64);
+    CHECK_DBL(f.load_elems, 256.0 * 65520 + 2 * 65520.0 * 64);
     wide.K = 65536; /* rows padded to 65552 floats: 127 rows fit, so bands of 64 */
     f = model(&t, &wide, cpu_cfg(SP_WS, 64, 64, 256, 0, 1, SP_SPLIT_M, 4, 16));
-    CHECK(f.load_elems == 256.0 * 65536 + 4 * 65536.0 * 64);
+    CHECK_DBL(f.load_elems, 256.0 * 65536 + 4 * 65536.0 * 64);
 
     /* Past the budget (64 x 4096 x 4096: 16 x 16 blocks of 256 x 256, 64 MiB
      * packed) one block buffer is repacked whenever the block changes: IS
      * and OS once per row block (nI = 2), WS once. */
     sp_problem big = fx_problem(64, 4096, 4096, 1, SP_FP32);
     const double Bb = 4096.0 * 4096;
-    CHECK(model(&t, &big, cpu_cfg(SP_IS, 32, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems ==
-          2 * Bb);
-    CHECK(model(&t, &big, cpu_cfg(SP_OS, 32, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems ==
-          2 * Bb);
-    CHECK(model(&t, &big, cpu_cfg(SP_WS, 32, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems == Bb);
+    CHECK_DBL(model(&t, &big, cpu_cfg(SP_IS, 32, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems,
+              2 * Bb);
+    CHECK_DBL(model(&t, &big, cpu_cfg(SP_OS, 32, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems,
+              2 * Bb);
+    CHECK_DBL(model(&t, &big, cpu_cfg(SP_WS, 32, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems,
+              Bb);
     /* Half as wide, the packed B is 32 MiB, exactly the budget: with nI = 4
      * row blocks (SP_CPU_BCACHE_VISITS or more) every block is kept, so IS
      * packs B once; with nI = 2 the one slot is repacked per row block. */
     sp_problem fits = fx_problem(64, 2048, 4096, 1, SP_FP32);
     CHECK(SP_CPU_BCACHE_VISITS > 2 && SP_CPU_BCACHE_VISITS <= 4);
-    CHECK(model(&t, &fits, cpu_cfg(SP_IS, 16, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems ==
-          2048.0 * 4096);
-    CHECK(model(&t, &fits, cpu_cfg(SP_OS, 16, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems ==
-          2048.0 * 4096);
-    CHECK(model(&t, &fits, cpu_cfg(SP_IS, 32, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems ==
-          2 * 2048.0 * 4096);
+    CHECK_DBL(model(&t, &fits, cpu_cfg(SP_IS, 16, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems,
+              2048.0 * 4096);
+    CHECK_DBL(model(&t, &fits, cpu_cfg(SP_OS, 16, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems,
+              2048.0 * 4096);
+    CHECK_DBL(model(&t, &fits, cpu_cfg(SP_IS, 32, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems,
+              2 * 2048.0 * 4096);
 
     /* Two threads split M: each has Mt = ceil(10 / 2) * 4 = 20 rows and
      * packs all of B: with mc = 8 (nI = 3 row blocks) once, Sigma = 2B, the
      * busiest thread B; with mc = 16 (nI = 2) once per row block. */
     f = model(&t, &p, cpu_cfg(SP_IS, 8, 32, 32, 0, 2, SP_SPLIT_M, 4, 16));
-    CHECK(f.grid_m == 2 && f.grid_n == 1);
-    CHECK(f.load_elems == 2 * B);
-    CHECK(f.core_load_elems == B);
-    CHECK(model(&t, &p, cpu_cfg(SP_IS, 16, 32, 32, 0, 2, SP_SPLIT_M, 4, 16)).core_load_elems ==
-          2 * B);
+    CHECK_INT(f.grid_m, 2);
+    CHECK_INT(f.grid_n, 1);
+    CHECK_DBL(f.load_elems, 2 * B);
+    CHECK_DBL(f.core_load_elems, B);
+    CHECK_DBL(model(&t, &p, cpu_cfg(SP_IS, 16, 32, 32, 0, 2, SP_SPLIT_M, 4, 16)).core_load_elems,
+              2 * B);
     f = model(&t, &p, cpu_cfg(SP_IS, 16, 32, 32, 0, 2, SP_SPLIT_M, 4, 16));
-    CHECK(f.store_elems == 40.0 * 48 * 2);
+    CHECK_DBL(f.store_elems, 40.0 * 48 * 2);
     /* Split N: Nt = ceil(3 / 2) * 16 = 32; the threads pack disjoint column
      * bands of B: Sigma = B, the busiest thread 64 x 32. */
     f = model(&t, &p, cpu_cfg(SP_WS, 16, 32, 32, 0, 2, SP_SPLIT_N, 4, 16));
-    CHECK(f.grid_m == 1 && f.grid_n == 2);
-    CHECK(f.load_elems == B);
-    CHECK(f.core_load_elems == 64.0 * 32);
+    CHECK_INT(f.grid_m, 1);
+    CHECK_INT(f.grid_n, 2);
+    CHECK_DBL(f.load_elems, B);
+    CHECK_DBL(f.core_load_elems, 64.0 * 32);
 
     /* Batch scales every volume and the time exactly. */
     sp_problem b3 = fx_problem(40, 48, 64, 3, SP_FP32);
     for (int st = 0; st < SP_NSTRATEGY; st++) {
         sp_config c = cpu_cfg(st, 16, 32, 32, 1, 2, SP_SPLIT_M, 4, 16);
         sp_figures one = model(&t, &p, c), three = model(&t, &b3, c);
-        CHECK(three.load_elems == 3 * one.load_elems);
-        CHECK(three.store_elems == 3 * one.store_elems);
-        CHECK(three.core_load_elems == 3 * one.core_load_elems);
-        CHECK(three.est_cycles == 3 * one.est_cycles);
-        CHECK(three.buffer_use == one.buffer_use);
+        CHECK_DBL(three.load_elems, 3 * one.load_elems);
+        CHECK_DBL(three.store_elems, 3 * one.store_elems);
+        CHECK_DBL(three.core_load_elems, 3 * one.core_load_elems);
+        CHECK_DBL(three.est_cycles, 3 * one.est_cycles);
+        CHECK_DBL(three.buffer_use, one.buffer_use);
     }
     /* No NPU path carries anything on a CPU. */
     for (int i = 0; i < SP_NPATH; i++)
-        CHECK(f.bytes[i] == 0);
+        CHECK_DBL(f.bytes[i], 0);
 }
 
 /* One micro-kernel call worked by hand: 6x64x16 with a 6x64 tile on the
@@ -483,14 +494,14 @@ static void cycles(void)
 {
     sp_target t = fx_avx512();
     sp_problem p = fx_problem(6, 64, 16, 1, SP_FP32);
-    CHECK(model(&t, &p, cpu_cfg(SP_OS, 6, 64, 16, 0, 1, SP_SPLIT_M, 6, 64)).est_cycles == 384);
-    CHECK(model(&t, &p, cpu_cfg(SP_OS, 6, 64, 16, 1, 1, SP_SPLIT_M, 6, 64)).est_cycles == 478);
+    CHECK_DBL(model(&t, &p, cpu_cfg(SP_OS, 6, 64, 16, 0, 1, SP_SPLIT_M, 6, 64)).est_cycles, 384);
+    CHECK_DBL(model(&t, &p, cpu_cfg(SP_OS, 6, 64, 16, 1, 1, SP_SPLIT_M, 6, 64)).est_cycles, 478);
     /* A last, narrow column tile runs a kernel of its own width: 6x40 is 3
      * vectors of the 4-vector tile, so the FMAs cost 16 * 6 * 3 / 2 = 144. */
     sp_problem narrow = fx_problem(6, 40, 16, 1, SP_FP32);
     sp_figures nf = model(&t, &narrow, cpu_cfg(SP_OS, 6, 64, 16, 0, 1, SP_SPLIT_M, 6, 64));
     /* 144 + C 64 + packing 640 elements * 8 / 64 = 80 */
-    CHECK(nf.est_cycles == 144 + 64 + 80);
+    CHECK_DBL(nf.est_cycles, 144 + 64 + 80);
 
     /* Sanity on a larger problem: bigger register tiles are not slower;
      * nothing beats the FMA peak; two threads beat one. */
@@ -514,11 +525,11 @@ static void cycles(void)
     sp_figures one = model(&t, &q, c);
     c.double_buffer = 1;
     sp_figures db = model(&t, &q, c);
-    CHECK(db.load_elems == one.load_elems);
+    CHECK_DBL(db.load_elems, one.load_elems);
     /* B (576 KiB) sits in L2 either way: double buffering only adds its
      * prefetches, A once per column block (nP > 1), B once, C once. */
-    CHECK(db.est_cycles ==
-          one.est_cycles + (384.0 * 384 * 1 + 384.0 * 384 + 384.0 * 384) * 4 / 64);
+    CHECK_DBL(db.est_cycles,
+              one.est_cycles + (384.0 * 384 * 1 + 384.0 * 384 + 384.0 * 384) * 4 / 64);
     c.double_buffer = 0;
     c.cores = 2;
     sp_figures two = model(&t, &q, c);
@@ -526,13 +537,13 @@ static void cycles(void)
     CHECK(two.est_cycles >= peak / 2);
     /* split M: each packs all of B, and with 192 rows in nI = 2 row blocks
      * (fewer than SP_CPU_BCACHE_VISITS) once per row block */
-    CHECK(two.core_load_elems == 2 * one.core_load_elems);
+    CHECK_DBL(two.core_load_elems, 2 * one.core_load_elems);
     /* starting and joining the threads: fork_join cycles per call (per batch
      * element), so a tiny problem is faster on one thread */
     t.cpu.fork_join = 10000;
-    CHECK(model(&t, &q, c).est_cycles == two.est_cycles + 10000);
+    CHECK_DBL(model(&t, &q, c).est_cycles, two.est_cycles + 10000);
     c.cores = 1;
-    CHECK(model(&t, &q, c).est_cycles == one.est_cycles);
+    CHECK_DBL(model(&t, &q, c).est_cycles, one.est_cycles);
     sp_problem tiny = fx_problem(64, 96, 80, 3, SP_FP32);
     sp_config tc = cpu_cfg(SP_WS, 64, 128, 80, 0, 1, SP_SPLIT_M, 6, 64);
     double tiny1 = model(&t, &tiny, tc).est_cycles;
@@ -540,7 +551,7 @@ static void cycles(void)
     double tiny2 = model(&t, &tiny, tc).est_cycles;
     CHECK(tiny2 > tiny1);
     t.cpu.fork_join = 0;
-    CHECK(model(&t, &tiny, tc).est_cycles == tiny2 - 3 * 10000);
+    CHECK_DBL(model(&t, &tiny, tc).est_cycles, tiny2 - 3 * 10000);
     /* A larger problem outside the caches pays memory bandwidth. IS there
      * repacks B (64 MiB, past the budget) for each of its 43 row blocks, and
      * double buffering pays off: that source comes from L2, not memory. */

@@ -47,14 +47,14 @@ static void thesis(void)
         CHECK_INT(best.config.m, want[i].m);
         CHECK_INT(best.config.n, want[i].n);
         CHECK_INT(best.config.k, want[i].k);
-        CHECK(best.fig.load_elems == want[i].sigma);
+        CHECK_DBL(best.fig.load_elems, want[i].sigma);
     }
     /* The closed forms of DESIGN.md section 4 on divisible tiles. */
     double M = 512, N = 768, K = 768;
-    CHECK(model(&t, &p, cfg(SP_OS, 256, 256, 128, 0, 1, 0)).load_elems ==
-          M * N * K * (256 + 256) / (256.0 * 256));
-    CHECK(model(&t, &p, cfg(SP_IS, 32, 32, 768, 0, 1, 0)).load_elems == M * K + M * N * K / 32);
-    CHECK(model(&t, &p, cfg(SP_WS, 32, 32, 768, 0, 1, 0)).load_elems == K * N + M * N * K / 32);
+    CHECK_DBL(model(&t, &p, cfg(SP_OS, 256, 256, 128, 0, 1, 0)).load_elems,
+              M * N * K * (256 + 256) / (256.0 * 256));
+    CHECK_DBL(model(&t, &p, cfg(SP_IS, 32, 32, 768, 0, 1, 0)).load_elems, M * K + M * N * K / 32);
+    CHECK_DBL(model(&t, &p, cfg(SP_WS, 32, 32, 768, 0, 1, 0)).load_elems, K * N + M * N * K / 32);
     /* OS is best overall, by volume and by estimated time. */
     sp_candidate top;
     sp_rank_top(&t, &p, &s, SP_BY_VOLUME, 1, &top, NULL);
@@ -75,16 +75,18 @@ static void tails(void)
     sp_target t = fx_ascend910();
     sp_problem p = fx_problem(100, 50, 40, 1, SP_FP16);
     /* OS 32x32x16: TM = 4 (32,32,32,16), TN = 2: Kp(Mp TN + Np TM). */
-    CHECK(model(&t, &p, cfg(SP_OS, 32, 32, 16, 0, 1, 0)).load_elems == 48.0 * (112 * 2 + 64 * 4));
+    CHECK_DBL(model(&t, &p, cfg(SP_OS, 32, 32, 16, 0, 1, 0)).load_elems, 48.0 * (112 * 2 + 64 * 4));
     /* IS needs k = Kp = 48: Mp Kp + TM Kp Np. */
-    CHECK(model(&t, &p, cfg(SP_IS, 32, 32, 48, 0, 1, 0)).load_elems == 112.0 * 48 + 4.0 * 48 * 64);
+    CHECK_DBL(model(&t, &p, cfg(SP_IS, 32, 32, 48, 0, 1, 0)).load_elems,
+              112.0 * 48 + 4.0 * 48 * 64);
     /* WS: Kp Np + TN Kp Mp. */
-    CHECK(model(&t, &p, cfg(SP_WS, 32, 32, 48, 0, 1, 0)).load_elems == 48.0 * 64 + 2.0 * 48 * 112);
+    CHECK_DBL(model(&t, &p, cfg(SP_WS, 32, 32, 48, 0, 1, 0)).load_elems,
+              48.0 * 64 + 2.0 * 48 * 112);
     sp_figures f = model(&t, &p, cfg(SP_OS, 32, 32, 16, 0, 1, 0));
-    CHECK(f.store_elems == 112.0 * 64);
-    CHECK(f.bytes[SP_GM_L1] == f.load_elems * 2);
-    CHECK(f.bytes[SP_L1_L0A] + f.bytes[SP_L1_L0B] == f.bytes[SP_GM_L1]);
-    CHECK(f.bytes[SP_L0C_UB] == 112.0 * 64 * 4);
+    CHECK_DBL(f.store_elems, 112.0 * 64);
+    CHECK_DBL(f.bytes[SP_GM_L1], f.load_elems * 2);
+    CHECK_DBL(f.bytes[SP_L1_L0A] + f.bytes[SP_L1_L0B], f.bytes[SP_GM_L1]);
+    CHECK_DBL(f.bytes[SP_L0C_UB], 112.0 * 64 * 4);
     /* IS/WS with k != K are illegal; tiles beyond the padded dims too. */
     sp_config c = cfg(SP_IS, 32, 32, 32, 0, 1, 0);
     CHECK_INT(sp_check(&t, &p, &c), SP_BAD_FULL_K);
@@ -100,7 +102,8 @@ static void tails(void)
     CHECK_INT(sp_check(&t, &q, &c), 0);
     /* Batch multiplies every volume. */
     sp_problem b = fx_problem(100, 50, 40, 3, SP_FP16);
-    CHECK(model(&t, &b, cfg(SP_OS, 32, 32, 16, 0, 1, 0)).load_elems == 3 * 48.0 * (112 * 2 + 64 * 4));
+    CHECK_DBL(model(&t, &b, cfg(SP_OS, 32, 32, 16, 0, 1, 0)).load_elems,
+              3 * 48.0 * (112 * 2 + 64 * 4));
 }
 
 /* One 32x32x32 step on the round target, worked by hand:
@@ -111,26 +114,26 @@ static void cycles(void)
     sp_target t = fx_round();
     sp_problem p = fx_problem(32, 32, 32, 1, SP_FP16);
     /* One step cannot overlap anything: the serial sum either way. */
-    CHECK(model(&t, &p, cfg(SP_OS, 32, 32, 32, 0, 1, 0)).est_cycles == 64 + 12 + 8 + 16 + 64);
-    CHECK(model(&t, &p, cfg(SP_OS, 32, 32, 32, 1, 1, 0)).est_cycles == 64 + 12 + 8 + 16 + 64);
+    CHECK_DBL(model(&t, &p, cfg(SP_OS, 32, 32, 32, 0, 1, 0)).est_cycles, 64 + 12 + 8 + 16 + 64);
+    CHECK_DBL(model(&t, &p, cfg(SP_OS, 32, 32, 32, 1, 1, 0)).est_cycles, 64 + 12 + 8 + 16 + 64);
     /* Two k-steps of 16: MTE2 16 + 16, MTE1 2 + 4, mmad 4; the second drains
      * (FIX 16, MTE3 64). Loads bound both: steps 32 + 32, fill
      * (32 + 6 + 4) - 32 = 10, last MTE3 64: 138 single and double. */
-    CHECK(model(&t, &p, cfg(SP_OS, 32, 32, 16, 0, 1, 0)).est_cycles == 138);
-    CHECK(model(&t, &p, cfg(SP_OS, 32, 32, 16, 1, 1, 0)).est_cycles == 138);
+    CHECK_DBL(model(&t, &p, cfg(SP_OS, 32, 32, 16, 0, 1, 0)).est_cycles, 138);
+    CHECK_DBL(model(&t, &p, cfg(SP_OS, 32, 32, 16, 1, 1, 0)).est_cycles, 138);
     /* A slow cube (256 MACs/cycle, mmad 64): single-buffered MTE1 waits for
      * the mmad, so steps cost 2 + 4 + 64 = 70 and 6 + 64 + 16 = 86, fill 32:
      * 70 + 86 + 32 + 64 = 252. Double-buffered the loads hide: 64 and 80,
      * fill 38: 246. */
     sp_target slow = fx_round();
     slow.macs[SP_FP16] = 256;
-    CHECK(model(&slow, &p, cfg(SP_OS, 32, 32, 16, 0, 1, 0)).est_cycles == 252);
-    CHECK(model(&slow, &p, cfg(SP_OS, 32, 32, 16, 1, 1, 0)).est_cycles == 246);
+    CHECK_DBL(model(&slow, &p, cfg(SP_OS, 32, 32, 16, 0, 1, 0)).est_cycles, 252);
+    CHECK_DBL(model(&slow, &p, cfg(SP_OS, 32, 32, 16, 1, 1, 0)).est_cycles, 246);
     /* Latencies add per copy instruction: 2 MTE2 + 2 MTE1 + FIX + MTE3. */
     sp_target l = fx_round();
     for (int i = 0; i < SP_NPATH; i++)
         l.path[i].latency = 10;
-    CHECK(model(&l, &p, cfg(SP_OS, 32, 32, 32, 0, 1, 0)).est_cycles == 164 + 60);
+    CHECK_DBL(model(&l, &p, cfg(SP_OS, 32, 32, 32, 0, 1, 0)).est_cycles, 164 + 60);
 }
 
 /* Double buffering doubles L1, L0A and L0B needs; never slower. */
@@ -152,14 +155,14 @@ static void double_buffer(void)
     CHECK_STR(small, "L0A overflows: A-tile 2");
     sp_figures one = model(&t, &p, cfg(SP_OS, 256, 256, 64, 0, 1, 0));
     sp_figures two = model(&t, &p, cfg(SP_OS, 256, 256, 64, 1, 1, 0));
-    CHECK(two.load_elems == one.load_elems);
+    CHECK_DBL(two.load_elems, one.load_elems);
     CHECK(two.est_cycles < one.est_cycles);
     /* L0C holds one accumulator tile whatever the buffering. */
     c = cfg(SP_OS, 256, 512, 16, 0, 1, 0);
     CHECK_INT(sp_check(&t, &p, &c), SP_BAD_L0C);
     /* A larger k-step with the same volume never adds load volume. */
-    CHECK(model(&t, &p, cfg(SP_OS, 128, 128, 128, 0, 1, 0)).load_elems ==
-          model(&t, &p, cfg(SP_OS, 128, 128, 32, 0, 1, 0)).load_elems);
+    CHECK_DBL(model(&t, &p, cfg(SP_OS, 128, 128, 128, 0, 1, 0)).load_elems,
+              model(&t, &p, cfg(SP_OS, 128, 128, 32, 0, 1, 0)).load_elems);
 }
 
 /* Multicore: disjoint parts of C per core, shared GM bandwidth. */
@@ -170,16 +173,16 @@ static void splits(void)
     /* OS volume is the same whatever the split; the busiest core's halves. */
     sp_figures one = model(&t, &p, cfg(SP_OS, 256, 256, 128, 0, 1, SP_SPLIT_M));
     sp_figures two = model(&t, &p, cfg(SP_OS, 256, 256, 128, 0, 2, SP_SPLIT_M));
-    CHECK(two.load_elems == one.load_elems);
-    CHECK(two.core_load_elems == one.load_elems / 2);
+    CHECK_DBL(two.load_elems, one.load_elems);
+    CHECK_DBL(two.core_load_elems, one.load_elems / 2);
     CHECK_INT(two.grid_m, 2);
     CHECK(two.est_cycles < 0.6 * one.est_cycles);
     /* IS split over N: every core column re-loads its A rows. */
     sp_figures isn = model(&t, &p, cfg(SP_IS, 32, 32, 768, 0, 2, SP_SPLIT_N));
-    CHECK(isn.load_elems == 2.0 * 512 * 768 + 16.0 * 768 * 768);
+    CHECK_DBL(isn.load_elems, 2.0 * 512 * 768 + 16.0 * 768 * 768);
     /* WS split over M: every core row re-loads its B columns. */
     sp_figures wsm = model(&t, &p, cfg(SP_WS, 32, 32, 768, 0, 4, SP_SPLIT_M));
-    CHECK(wsm.load_elems == 4.0 * 768 * 768 + 24.0 * 768 * 512);
+    CHECK_DBL(wsm.load_elems, 4.0 * 768 * 768 + 24.0 * 768 * 512);
     /* No core without work: 2 M-tiles cannot feed 4 cores. */
     sp_config c = cfg(SP_OS, 256, 256, 128, 0, 4, SP_SPLIT_M);
     CHECK_INT(sp_check(&t, &p, &c), SP_BAD_SPLIT);
@@ -187,7 +190,8 @@ static void splits(void)
     c.split = SP_SPLIT_MN;
     int gm = 0, gn = 0;
     CHECK(sp_grid(&p, &c, &gm, &gn));
-    CHECK(gm == 2 && gn == 2);
+    CHECK_INT(gm, 2);
+    CHECK_INT(gn, 2);
     c.cores = 2;
     CHECK_INT(sp_check(&t, &p, &c), SP_BAD_SPLIT);
     c.cores = 64;

@@ -208,7 +208,7 @@ static void test_exhaustive(void)
     size_t *seq = malloc(l.n * sizeof *seq);
     size_t k = run("exhaustive", &l, l.n, 1, seq);
     CHECK_INT(k, l.n);
-    CHECK(best_of(&l, seq, k) == optimum(&l));
+    CHECK_DBL(best_of(&l, seq, k), optimum(&l));
     for (size_t i = 1; i < k; i++) /* model order, so a cut keeps the best-ranked */
         if (!CHECK(sp_cmp_time(&l.cands[seq[i - 1]], &l.cands[seq[i]]) < 0))
             break;
@@ -242,7 +242,7 @@ static void test_model_stop(void)
     size_t budget = 60, seq[60];
     size_t ne = run("model", &exact, budget, 1, seq);
     CHECK(ne >= 8 && ne < budget / 2);
-    CHECK(best_of(&exact, seq, ne) == optimum(&exact));
+    CHECK_DBL(best_of(&exact, seq, ne), optimum(&exact));
     size_t nt = run("model", &tied, budget, 1, seq);
     CHECK_INT(nt, budget);
     CHECK(distinct(seq, nt, tied.n));
@@ -259,11 +259,11 @@ static void test_find(void)
     CHECK(all);
     sp_config c = l.cands[0].config;
     c.m = 17;
-    CHECK(tn_search_find(l.cands, l.n, &c) == (size_t)-1);
+    CHECK_INT(tn_search_find(l.cands, l.n, &c), (size_t)-1);
     c = l.cands[l.n - 1].config;
     c.split = SP_NSPLIT;
-    CHECK(tn_search_find(l.cands, l.n, &c) == (size_t)-1);
-    CHECK(tn_search_find(l.cands, 0, &l.cands[0].config) == (size_t)-1);
+    CHECK_INT(tn_search_find(l.cands, l.n, &c), (size_t)-1);
+    CHECK_INT(tn_search_find(l.cands, 0, &l.cands[0].config), (size_t)-1);
     free_land(&l);
 }
 
@@ -304,17 +304,21 @@ static void test_finalists(void)
     const bool ok[] = {true, true, true, true, true, true, true, false};
     size_t n = sizeof v / sizeof v[0], out[5];
     size_t nf = tn_finalists(v, ok, n, 3, 4, 0.10, out); /* pick far behind */
-    CHECK(nf == 5 && out[0] == 1 && out[1] == 4 && out[2] == 2 && out[3] == 6 && out[4] == 3);
+    CHECK_INT(nf, 5);
+    CHECK(out[0] == 1 && out[1] == 4 && out[2] == 2 && out[3] == 6 && out[4] == 3);
     nf = tn_finalists(v, ok, n, 2, 4, 0.10, out); /* pick among them: not twice */
-    CHECK(nf == 4 && out[0] == 1 && out[1] == 4 && out[2] == 2 && out[3] == 6);
+    CHECK_INT(nf, 4);
+    CHECK(out[0] == 1 && out[1] == 4 && out[2] == 2 && out[3] == 6);
     nf = tn_finalists(v, ok, n, 7, 4, 0.10, out); /* pick failed */
-    CHECK(nf == 4 && out[3] == 6);
+    CHECK_INT(nf, 4);
+    CHECK_INT(out[3], 6);
     nf = tn_finalists(v, ok, n, 1, 4, 0.01, out); /* one within 1%, the pick is it */
-    CHECK(nf == 0);
+    CHECK_INT(nf, 0);
     nf = tn_finalists(v, ok, n, 0, 4, 0.01, out); /* one within 1%, and the pick */
-    CHECK(nf == 2 && out[0] == 1 && out[1] == 0);
+    CHECK_INT(nf, 2);
+    CHECK(out[0] == 1 && out[1] == 0);
     bool none[8] = {false};
-    CHECK(tn_finalists(v, none, n, 0, 4, 0.10, out) == 0);
+    CHECK_INT(tn_finalists(v, none, n, 0, 4, 0.10, out), 0);
 }
 
 /* Drift between search and final: the largest ratio beyond the factor,
@@ -328,7 +332,7 @@ static void test_drift(void)
     CHECK(tn_drift(search, slower, 4, 1.5, &r) == 1 && r == 10);
     CHECK(tn_drift(search, faster, 4, 1.5, &r) == 2 && fabs(r - 3000) < 1e-9);
     CHECK(tn_drift(search, faster, 2, 1.5, &r) == 0 && r == 2);
-    CHECK(tn_drift(search, faster, 2, 2.5, &r) == (size_t)-1);
+    CHECK_INT(tn_drift(search, faster, 2, 2.5, &r), (size_t)-1);
 }
 
 static void test_api(void)
