@@ -1,7 +1,7 @@
 -- targets.lua — the built-in DaVinci-like targets, embedded in the binary;
 -- returns a table name -> target table (fields as in a script's `target { }`).
 --
--- Sources (DESIGN.md section 5): Hot Chips 2019 DaVinci talk (HC31), the CANN
+-- Sources: the Hot Chips 2019 DaVinci talk (HC31), the CANN
 -- platform files and test configs, the Ascend C docs. Figures are per AI
 -- (cube) core unless marked; bandwidths and latencies are calibratable
 -- defaults, not measurements. KiB and MiB are provided by the loader.

@@ -9,7 +9,7 @@
  * block the strategy keeps across steps (IS: the A block, OS: the C block)
  * must stay in the core's share of L3. The A micro-panel may take half of
  * L1d and the B block half of L2: the A and C streams pass through the other
- * half, and a block filling L2 measured 4-6% slower (docs/host.md). Double
+ * half, and a block filling L2 measured 4-6% slower. Double
  * buffering prefetches the next block's source beside the current one, so
  * it doubles the L2 and L3 need. The L1 and L2 needs are returned doubled
  * (compared with the whole level). */
@@ -125,7 +125,7 @@ static double vectors_of(int64_t dim, int64_t nr, int64_t w)
  *    a narrower kernel; each call loads and stores its C tile.
  *  - double buffering issues one prefetch per line of the next step's new
  *    blocks: a cycle each (what it hides, the prefetchers already hide on
- *    the machines measured; see docs/host.md).
+ *    the machines measured).
  *  - more than one thread: fork_join cycles per call to start and join them. */
 void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figures *f)
 {

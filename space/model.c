@@ -1,4 +1,4 @@
-/* model.c — the analytical model: load volume Sigma (thesis 6.4.1, generalised to
+/* model.c — the analytical model: load volume Sigma (of the three stationary schedules, generalised to
  * tails, splits and batch), bytes per path, and an estimated cycle count. */
 #include "internal.h"
 

@@ -1,5 +1,5 @@
 /* rank.c — the total orders candidates are ranked by: estimated time or load
- * volume first, then the thesis's tie-break (larger buffer use), then config. */
+ * volume first, then the tie-break to larger buffer use, then config. */
 #include <math.h>
 #include <stdlib.h>
 

@@ -11,7 +11,7 @@
 #define KiB 1024
 #define MiB (1024 * 1024)
 
-/* The ascend910 figures of DESIGN.md section 5 (as lua/targets.lua ships). */
+/* The ascend910 figures, as lua/targets.lua ships them. */
 static inline sp_target fx_ascend910(void)
 {
     sp_target t = {

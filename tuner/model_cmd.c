@@ -124,7 +124,7 @@ static int impossible(const tn_request *r)
     return TN_ERROR;
 }
 
-/* Best tile per strategy by Sigma, as the thesis ranks them. */
+/* Best tile per strategy by Sigma. */
 static int best_per_strategy(tn_request *r)
 {
     sp_space s = {.double_buffer = {!r->c.double_buffer, r->c.double_buffer}, .nsplit = 1};

@@ -182,7 +182,7 @@ void hs_target(const hs_info *h, sp_target *t)
     /* Calibratable defaults: one core pulls ~64 B/cycle from L2, ~32 from
      * L3 and ~16 from memory; memory serves ~24 B/cycle to all cores; an
      * OpenMP region on two threads costs 3-3.8 us to start and join on the
-     * 2-core VM measured (docs/host.md), ~10000 cycles of its cores (3.6 GHz by
+     * 2-core VM measured, ~10000 cycles of its cores (3.6 GHz by
      * their FMA peak). */
     u->bw_l2 = 64;
     u->bw_l3 = 32;

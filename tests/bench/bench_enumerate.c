@@ -1,5 +1,5 @@
 /* bench_enumerate.c — legal candidates enumerated and ranked per second over the
- * widened space of examples/bert.lua, at 1 and 2 threads (issue 2, part 6). */
+ * widened space of examples/bert.lua, at 1 and 2 threads. */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -38,7 +38,7 @@ static const char *const coretypes[NCORE] = {NULL, "SkylakeX", "Cooperlake", "Sa
 /* Fixed configs per shape and thread count, used for the cells that no
  * --table or --config covers, so the bench runs on its own: legal in the
  * tuner's host space (48 KiB L1d, >= 1 MiB L2; --check-fixed checks it), the
- * winners of one tuned run on a 2-core AVX-512 EPYC. The figures README and docs/host.md
+ * winners of one tuned run on a 2-core AVX-512 EPYC. The figures docs/performance.md
  * quotes are of tuned kernels: tests/bench/host_bench.sh tunes at 1 and 2
  * threads and passes both tables (the config column says where each kernel
  * came from). */

@@ -31,7 +31,7 @@ same "unknown option" "$err" "npu-tune: unknown or incomplete option '--frob' (s
 run 1 missing.lua
 same "missing script" "$err" "npu-tune: cannot open 'missing.lua': No such file or directory"
 
-# --- model: best tile per strategy (the thesis's table) ---
+# --- model: best tile per strategy ---
 run 0 model --target ascend910 --shape 512x768x768 --format csv
 header=$(printf '%s\n' "$out" | head -n 1)
 same "model csv header" "$header" "strategy,m,n,k,double_buffer,cores,split,legal,load_volume_elems,store_elems,est_cycles,buffer_use_bytes,grid_m,grid_n,legal_configs,violations,micro"
@@ -183,7 +183,7 @@ run 0 square.lua
 same "constrained rows" "$(wc -l <"$work/out/sq.csv")" "6"
 same "constraint held" "$(tail -n +2 "$work/out/sq.csv" | awk -F, '$9 != $10' | wc -l)" "0"
 
-# --- issue 22: an output that is an input is refused before anything is written ---
+# --- an output that is an input is refused before anything is written ---
 mkdir -p "$work/same"
 same_script() { # NAME RESULTS TABLE: a model run of one small shape
     printf 'target "ascend910"\nmatmul { name = "s", shapes = { {64, 64, 64} } }\ntune { measure = "model", budget = 2, results = "%s", table = "%s" }\n' "$2" "$3" >"$work/same/$1"
@@ -228,7 +228,7 @@ same_file "the kernel" "$work/same/K.npu" "$work/same/K.orig"
 run 1 plot results/bert.csv -o results/bert.csv
 same "plot over its journal" "$err" "npu-tune: plot: plot directory 'results/bert.csv' is the results journal results/bert.csv; choose another path"
 
-# --- issue 22: journal rows that are not this run's are refused, nothing resumed ---
+# --- journal rows that are not this run's are refused, nothing resumed ---
 mkdir -p "$work/rows"
 printf 'target "ascend910"\nmatmul { name = "s", shapes = { {64, 64, 64} } }\ntune { measure = "model", budget = 3, results = "rows/r.csv", table = "rows/r-table.csv" }\n' >"$work/rows/r.lua"
 run 0 --quiet rows/r.lua
@@ -252,7 +252,7 @@ mv "$work/rows/sig.crlf" "$work/rows/r.csv.sig"
 run 0 --quiet rows/r.lua
 same "a sidecar with CRLF line ends resumes" "$err" ""
 
-# --- issue 22: a journal that is not a regular file: written through, no sidecar, no lock ---
+# --- a journal that is not a regular file: written through, no sidecar, no lock ---
 mkdir -p "$work/dev"
 ln -s /dev/null "$work/dev/null.csv"
 printf 'target "ascend910"\nmatmul { name = "s", shapes = { {64, 64, 64} } }\ntune { measure = "model", budget = 2, results = "dev/null.csv", table = "dev/null-table.csv" }\n' >"$work/dev/null.lua"
@@ -261,7 +261,7 @@ run 0 --quiet dev/null.lua
 same "nothing beside /dev/null" "$(ls "$work/dev" | tr '\n' ' ')" "null-table.csv null.csv null.lua "
 same "table of a /dev/null journal" "$(wc -l <"$work/dev/null-table.csv")" "3"
 
-# --- issue 22: two runs on one journal: the second waits (--wait) or says who holds it ---
+# --- two runs on one journal: the second waits (--wait) or says who holds it ---
 mkdir -p "$work/lock"
 cat >"$work/lock/slow.sh" <<'EOF'
 #!/bin/sh
@@ -290,7 +290,7 @@ same "waiting run" "$?" "0"
 same "the waiting run measured nothing again" "$(wc -l <"$work/lock/r.csv")" "$rows_after_first"
 same_file "the waiting run's table" "$work/lock/r-table.csv" "$work/lock/first-table.csv"
 
-# --- issue 22: the unit of a resumed board run comes from its journal ---
+# --- the unit of a resumed board run comes from its journal ---
 mkdir -p "$work/unit"
 printf 'target "ascend910"\nmatmul { name = "u", shapes = { {64, 64, 64}, {32, 32, 32} } }\ntune { measure = { command = "sh %s $(cat unit/mode) {kernel}" }, budget = 2, verify = false, results = "unit/r.csv", table = "unit/r-table.csv" }\n' "$src/tests/board.sh" >"$work/unit/r.lua"
 echo cycles >"$work/unit/mode"
@@ -306,7 +306,7 @@ run 0 --quiet unit/r.lua
 same "answers in another unit refused" "$(grep -c ',command,crash,,' "$work/unit/r.csv")" "4"
 same "table stays in cycles" "$(tail -n +3 "$work/unit/r-table.csv" | cut -d, -f16 | sort -u)" "cycles"
 
-# --- issue 22: a write error on standard output is an error of every command ---
+# --- a write error on standard output is an error of every command ---
 full() { # CMD ARGS...: npu-tune ARGS >/dev/full must exit 1 with one line
     (cd "$work" && "$bin" "$@" >/dev/full 2>"$work/.err")
     local rc=$?
@@ -326,11 +326,11 @@ full gen --target ascend910 --shape 64x64x64 --strategy IS --tile 16x16x64
 full --quiet examples/bert.lua
 full --quiet --format csv examples/bert.lua
 
-# --- issue 22: an impossible explicit request names the limit ---
+# --- an impossible explicit request names the limit ---
 run 1 model --target ascend910 --shape 64x64x64 --cores 99999
 same "too many cores" "$err" "npu-tune: model: no legal tile for 64x64x64 fp16 on ascend910 with 99999 cores, split M: the smallest, OS 16x16x16, is not legal: cores = 99999, but target 'ascend910' has 32; split M over 99999 cores leaves cores idle: only 4 M-tiles"
 same "nothing on stdout" "$out" ""
-# --- hostile scripts (issue 22): names, integer edges, late declarations, limits, --safe ---
+# --- hostile scripts: names, integer edges, late declarations, limits, --safe ---
 M='matmul { name = "x", shapes = { {64, 64, 64} } }'
 printf 'target "ascend910"\n%s\ntune { measure = "model", search = "genetic", budget = 4, results = "names/g.csv", table = "names/g-table.csv" }\n' "$M" >"$work/genetic.lua"
 run 0 --quiet genetic.lua

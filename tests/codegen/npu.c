@@ -233,10 +233,10 @@ static void timing(void)
     CHECK(k64.bytes[SP_L1_L0A] + k64.bytes[SP_L1_L0B] <= k32.bytes[SP_L1_L0A] + k32.bytes[SP_L1_L0B]);
 }
 
-/* The thesis's measurement, on the simulator: for 512x768x768 the best tile
+/* The model's worked example, on the simulator: for 512x768x768 the best tile
  * of each strategy (by the model's Sigma), OS is the fastest, and double
  * buffering speeds up the best OS tile. */
-static void thesis(void)
+static void worked_example(void)
 {
     sp_target t = fx_ascend910();
     sp_problem p = fx_problem(512, 768, 768, 1, SP_FP16);
@@ -248,7 +248,7 @@ static void thesis(void)
     printf("512x768x768: IS %.0f, WS %.0f, OS %.0f cycles; OS 256x256x64 single %.0f, "
            "double-buffered %.0f\n", is, ws, os, os64, osdb);
     CHECK(os < is && os < ws);
-    /* The thesis's tile fills L0A and L0B, so it cannot be double-buffered;
+    /* The example's OS tile fills L0A and L0B, so it cannot be double-buffered;
      * the best tile that can, (256,256,64), gets faster with it. */
     CHECK(osdb < os64);
 }
@@ -258,7 +258,7 @@ int main(int argc, char **argv)
     gsl_set_error_handler_off();
     int cases = argc > 1 ? atoi(argv[1]) : 300;
     timing();
-    thesis();
+    worked_example();
     property(cases);
     return CHECK_DONE();
 }

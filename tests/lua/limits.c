@@ -1,4 +1,4 @@
-/* limits.c — hostile scripts (issue 22): declarations after the top level,
+/* limits.c — hostile scripts: declarations after the top level,
  * time and memory limits, error objects, integer edges and list limits, --safe. */
 #define _XOPEN_SOURCE 700
 #include <stdint.h>

@@ -1,4 +1,4 @@
--- bert.lua — the illustrative script of DESIGN.md section 7, measured by
+-- bert.lua — a script using every part of the DSL, measured by
 -- the model; test_script checks every value it declares.
 target "ascend910"
 

@@ -693,7 +693,7 @@ static void enumerator(void)
     sp_space_free(&s);
 }
 
-/* Extreme but accepted inputs (issue 22): a cores axis of 2^20 values costs
+/* Extreme but accepted inputs: a cores axis of 2^20 values costs
  * no more than the cores the target has; a raw count beyond int64 saturates. */
 static void extremes(void)
 {

@@ -1,5 +1,5 @@
 /* model.c — the load-volume and time model on hand-worked cases: each
- * strategy, tails, double buffering, splits, and the thesis's 512x768x768 result. */
+ * strategy, tails, double buffering, splits, and the worked 512x768x768 example. */
 #include <math.h>
 #include <omp.h>
 
@@ -23,11 +23,11 @@ static sp_figures model(const sp_target *t, const sp_problem *p, sp_config c)
     return f;
 }
 
-/* The thesis (section 6.4.1, DESIGN.md section 3 naming): for 512x768x768 fp16
+/* The model's worked example: for 512x768x768 fp16
  * on one core without double buffering, the best tile by Sigma per strategy
  * is IS (32,32,768) with 9830400, WS (32,32,768) with 10027008 (M != N breaks
  * the symmetry) and OS (256,256,128) with 2359296, and OS is best. */
-static void thesis(void)
+static void worked_example(void)
 {
     sp_target t = fx_ascend910();
     sp_problem p = fx_problem(512, 768, 768, 1, SP_FP16);
@@ -49,7 +49,7 @@ static void thesis(void)
         CHECK_INT(best.config.k, want[i].k);
         CHECK_DBL(best.fig.load_elems, want[i].sigma);
     }
-    /* The closed forms of DESIGN.md section 4 on divisible tiles. */
+    /* The closed forms of the three schedules on divisible tiles. */
     double M = 512, N = 768, K = 768;
     CHECK_DBL(model(&t, &p, cfg(SP_OS, 256, 256, 128, 0, 1, 0)).load_elems,
               M * N * K * (256 + 256) / (256.0 * 256));
@@ -61,7 +61,7 @@ static void thesis(void)
     CHECK_INT(top.config.strategy, SP_OS);
     sp_rank_top(&t, &p, &s, SP_BY_TIME, 1, &top, NULL);
     CHECK_INT(top.config.strategy, SP_OS);
-    /* The thesis's tile fits the ascend910 buffers exactly; its C-tile fills
+    /* The example's tile fits the ascend910 buffers exactly; its C-tile fills
      * L0C and drains through UB in pieces. */
     sp_config os = cfg(SP_OS, 256, 256, 128, 0, 1, 0);
     CHECK_INT(sp_check(&t, &p, &os), 0);
@@ -277,7 +277,7 @@ static int32_t *one_to(int32_t n)
     return v;
 }
 
-/* Extreme but accepted inputs (issue 22): dimensions, batch and axes at
+/* Extreme but accepted inputs: dimensions, batch and axes at
  * SP_VALUE_MAX. The raw count saturates instead of overflowing (UBSan
  * would stop here); a cores axis of 2^20 values costs no more than the
  * values the target has; the result is the same. */
@@ -363,7 +363,7 @@ static int same(const sp_candidate *a, const sp_candidate *b, size_t n)
 
 int main(void)
 {
-    thesis();
+    worked_example();
     tails();
     cycles();
     double_buffer();
