@@ -7,8 +7,9 @@
 #include "measure.h"
 
 /* The registry: every backend, in the order scripts' messages and --help
- * list them. Backend NAME is opened by ms_NAME_open (its own file) and
- * takes its name from here. */
+ * list them. Backend NAME is opened by ms_NAME_open, defined in its own
+ * backend_NAME.c, which CMake compiles by glob: adding a backend is that
+ * file and one line here. It takes its name from here. */
 #define MS_BACKENDS(B) \
     B(model)           \
     B(sim)             \

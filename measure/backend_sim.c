@@ -1,4 +1,4 @@
-/* sim_backend.c — the "sim" backend: generates a candidate's kernel, runs it
+/* backend_sim.c — the "sim" backend: generates a candidate's kernel, runs it
  * on the simulator (timing mode), and verifies chosen kernels functionally. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* host_backend.c — the "host" backend: generates each candidate's C kernel,
+/* backend_host.c — the "host" backend: generates each candidate's C kernel,
  * compiles a batch at once and verifies and times every kernel in isolation. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* model.c — the "model" backend: a candidate's measurement is the model's own
+/* backend_model.c — the "model" backend: a candidate's measurement is the model's own
  * estimated cycles. Instant, deterministic; a baseline and a dry run. */
 #include <stdio.h>
 #include <stdlib.h>

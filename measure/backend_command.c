@@ -1,4 +1,4 @@
-/* command.c — the "command" backend: writes each candidate's kernel to a file,
+/* backend_command.c — the "command" backend: writes each candidate's kernel to a file,
  * runs the user's command template on it (a board) and parses the time it prints;
  * the winner's run also returns C, checked against the exact reference. */
 #define _GNU_SOURCE /* strsignal, strdup */
