@@ -3,7 +3,19 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "measure.h"
+#include "search.h"
 #include "tuner.h"
+
+static const char *name_in(const char *const *names, int i)
+{
+    for (int j = 0; j <= i; j++)
+        if (!names[j])
+            return NULL;
+    return names[i];
+}
+static const char *search_name(int i) { return i >= 0 ? name_in(tn_search_names, i) : NULL; }
+static const char *measure_name(int i) { return i >= 0 ? name_in(ms_backend_names, i) : NULL; }
 
 /* Every list a usage text can name, and the name table it comes from. */
 static const struct {
@@ -13,6 +25,8 @@ static const struct {
     {"{dtypes}", sp_dtype_name},
     {"{strategies}", sp_strategy_name},
     {"{splits}", sp_split_name},
+    {"{searches}", search_name},
+    {"{measures}", measure_name},
 };
 
 void tn_help(const char *text)

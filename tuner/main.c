@@ -45,9 +45,21 @@ static int help(void)
             "  npu-tune sim KERNEL [--format text|csv] [--trace out.json] [--check]\n"
             "  npu-tune table export TABLE.csv -o FILE.h   the table as a C header\n"
             "  npu-tune plot RESULTS.csv [-o DIR]          plots of a journal (gnuplot)\n"
-            "  npu-tune --version\n");
+            "  npu-tune --version\n"
+            "in a script: tune { search = {searches}, measure = {measures} }\n");
     return TN_OK;
 }
+
+/* The commands: `npu-tune NAME ...` runs run(argc - 1, argv + 1). */
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} commands[] = {
+    {"model", tn_model}, {"gen", tn_gen}, {"sim", tn_sim}, {"table", tn_table}, {"plot", tn_plot},
+};
+enum { NCOMMANDS = sizeof commands / sizeof *commands };
+
+static const char *command_name(int i) { return i >= 0 && i < NCOMMANDS ? commands[i].name : NULL; }
 
 /* The command named by argv[1], or the script runner. */
 static int dispatch(int argc, char **argv)
@@ -61,18 +73,13 @@ static int dispatch(int argc, char **argv)
         printf("npu-tune %s\n", NPU_TUNE_VERSION);
         return TN_OK;
     }
-    if (strcmp(cmd, "model") == 0)
-        return tn_model(argc - 1, argv + 1);
-    if (strcmp(cmd, "gen") == 0)
-        return tn_gen(argc - 1, argv + 1);
-    if (strcmp(cmd, "sim") == 0)
-        return tn_sim(argc - 1, argv + 1);
-    if (strcmp(cmd, "table") == 0)
-        return tn_table(argc - 1, argv + 1);
-    if (strcmp(cmd, "plot") == 0)
-        return tn_plot(argc - 1, argv + 1);
+    for (int i = 0; i < NCOMMANDS; i++)
+        if (strcmp(cmd, commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
     if (cmd[0] != '-' && !strchr(cmd, '.') && !strchr(cmd, '/')) {
-        tn_error("unknown command '%s' (commands: model, gen, sim, table, plot; or give a SCRIPT.lua)", cmd);
+        char names[256];
+        tn_error("unknown command '%s' (commands: %s; or give a SCRIPT.lua)", cmd,
+                 sp_names(command_name, ", ", ", ", names, sizeof names));
         return TN_USAGE;
     }
     return tn_run(argc, argv);
