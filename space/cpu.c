@@ -1,8 +1,59 @@
-/* cpu.c — legality and the load-cost model of CPU targets: the packed blocks
- * must stay resident in the cache level they are meant for (seed 002). */
+/* cpu.c — the CPU kind: legality (the packed blocks must stay resident in the
+ * cache level they are meant for) and why not, the load-cost model, its
+ * figures checked and signed. */
 #include <stdio.h>
 
 #include "internal.h"
+
+#define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return false; } while (0)
+
+static bool computes(const sp_target *t, sp_dtype d)
+{
+    (void)t;
+    return sp_cpu_computes(d);
+}
+
+static bool check_target(const sp_target *t, const char *n, char *err, size_t errlen)
+{
+    const sp_cpu *u = &t->cpu;
+    if (u->simd_floats < 1 || u->simd_floats > 64 || (u->simd_floats & (u->simd_floats - 1)))
+        FAIL("target '%s': field 'simd_floats' must be a power of two from 1 to 64", n);
+    if (u->vregs < 3 || u->vregs > 256)
+        FAIL("target '%s': field 'vregs' must be an integer from 3 to 256", n);
+    if (u->fma_units < 1)
+        FAIL("target '%s': field 'fma_units' must be a positive integer", n);
+    if (u->load_ports < 1)
+        FAIL("target '%s': field 'load_ports' must be a positive integer", n);
+    static const char *const cache_keys[SP_NCACHE] = {"l1", "l2", "l3"};
+    for (int l = 0; l < SP_NCACHE; l++)
+        if (u->cache[l] < (l == SP_CL3 ? 0 : 1024))
+            FAIL("target '%s': field '%s' must be %s", n, cache_keys[l],
+                 l == SP_CL3 ? "a byte count (0: no L3)" : "at least 1024 bytes");
+    const double bw[] = {u->bw_l2, u->bw_l3, u->bw_mem, u->bw_mem_shared};
+    static const char *const bw_keys[] = {"l2", "l3", "mem", "mem_shared"};
+    for (int i = 0; i < 4; i++)
+        if (!(bw[i] > 0))
+            FAIL("target '%s': field 'bandwidth.%s' must be positive", n, bw_keys[i]);
+    if (!(u->fork_join >= 0 && u->fork_join <= 1e9))
+        FAIL("target '%s': field 'fork_join' must be a cycle count from 0 to 1e9", n);
+    return true;
+}
+
+/* The NPU's figures (zeros, but for the cores) with no clock: a CPU's is
+ * measured, a little different every run, and only turns the model's cycles
+ * into microseconds, so its journals (seconds) do not depend on it. Then the
+ * CPU's own; fork_join only when set, as before there was one. */
+static void sign(const sp_target *t, sp_text *o)
+{
+    const sp_cpu *u = &t->cpu;
+    sp_npu_sign_figures(t, 0.0, o);
+    sp_put(o, " cpu %d %d %d %d", u->simd_floats, u->vregs, u->fma_units, u->load_ports);
+    for (int i = 0; i < SP_NCACHE; i++)
+        sp_put(o, " %lld", (long long)u->cache[i]);
+    sp_put(o, " %.17g %.17g %.17g %.17g", u->bw_l2, u->bw_l3, u->bw_mem, u->bw_mem_shared);
+    if (u->fork_join > 0)
+        sp_put(o, " fj %.17g", u->fork_join);
+}
 
 /* The generated host kernel (codegen/host.c) keeps an A micro-panel (mr x kc)
  * in L1 while the B panels of the packed kc x nc block stream from L2; the
@@ -222,3 +273,85 @@ void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figure
     f->grid_m = gm;
     f->grid_n = gn;
 }
+
+/* The line of a cache level of which `what` (bytes) may use only half, the
+ * streams named by `rest` passing through the other. */
+static void half_line(sp_text *o, const char *level, const char *what, int64_t bytes, int db,
+                      int64_t have, const char *rest)
+{
+    sp_line(o,
+            "%s overflows: %s (%lld bytes%s) must fit half of %s (%lld of %lld; the rest "
+            "streams %s)",
+            level, what, (long long)bytes, db ? ", double-buffered: two copies" : "", level,
+            (long long)have / 2, (long long)have, rest);
+}
+
+static void explain(const sp_ctx *x, const sp_config *c, unsigned bad, sp_text *o)
+{
+    const sp_target *t = x->t;
+    const sp_problem *p = x->p;
+    const sp_cpu *u = &t->cpu;
+    int db = c->double_buffer ? 1 : 0;
+    char tile[96];
+    if (bad & SP_BAD_DIM)
+        sp_line(o, "blocks %dx%dx%d: each must be at least 1", c->m, c->n, c->k);
+    sp_explain_shared(x, c, bad, o);
+    if (bad & SP_BAD_MICRO) {
+        if (c->mr < 1 || c->nr < 1 || c->nr % u->simd_floats) {
+            sp_line(o, "micro-tile %dx%d: nr must be a positive multiple of the %d-float vector",
+                    c->mr, c->nr, u->simd_floats);
+        } else {
+            int nv = c->nr / u->simd_floats;
+            sp_line(o,
+                    "micro-tile %dx%d needs %d accumulators + %d B vectors + 1 broadcast = %d "
+                    "vector registers, '%s' has %d",
+                    c->mr, c->nr, c->mr * nv, nv, c->mr * nv + nv + 1, t->name, u->vregs);
+        }
+    }
+    if (bad & SP_BAD_CACHE1) {
+        snprintf(tile, sizeof tile, "the A micro-panel %dx%d fp32", c->mr, c->k);
+        half_line(o, "L1d", tile, sp_cpu_need(c, SP_CL1) / 2, 0, u->cache[SP_CL1], "B and C");
+    }
+    if (bad & SP_BAD_CACHE2) {
+        snprintf(tile, sizeof tile, "the packed B block %dx%d fp32", c->k, c->n);
+        half_line(o, "L2", tile, sp_cpu_need(c, SP_CL2) / 2, db, u->cache[SP_CL2], "A and C");
+    }
+    if (bad & SP_BAD_CACHE3)
+        sp_line(o,
+                "L3 overflows: %s keeps the %s block %dx%d fp32 resident, %lld bytes%s, the L3 "
+                "share of %d thread%s is %lld",
+                sp_strategy_name(c->strategy), c->strategy == SP_IS ? "packed A" : "C", c->m,
+                c->strategy == SP_IS ? c->k : c->n, (long long)sp_cpu_need(c, SP_CL3),
+                db ? " (double-buffered: two copies)" : "", c->cores, c->cores == 1 ? "" : "s",
+                (long long)sp_cpu_l3_share(t, c->cores));
+    if (bad & SP_BAD_SPLIT && c->split == SP_SPLIT_MN)
+        sp_line(o,
+                "split MN needs a grid of >= 2x2 threads dividing %d within %lldx%lld "
+                "micro-tiles of %dx%d",
+                c->cores, (long long)sp_ceil_div(p->M, c->mr), (long long)sp_ceil_div(p->N, c->nr),
+                c->mr, c->nr);
+    else if (bad & SP_BAD_SPLIT)
+        sp_line(o, "split %s over %d threads leaves threads idle: %lldx%lld micro-tiles of %dx%d",
+                sp_split_name(c->split), c->cores, (long long)sp_ceil_div(p->M, c->mr),
+                (long long)sp_ceil_div(p->N, c->nr), c->mr, c->nr);
+}
+
+static void smallest(const sp_ctx *x, sp_config *c)
+{
+    (void)x;
+    c->m = c->mr;
+    c->n = c->nr;
+    c->k = 1;
+}
+
+const sp_kind_ops sp_cpu_kind = {
+    .info = {.name = "cpu", .a = "a cpu", .dtype = SP_FP32, .micro = true},
+    .computes = computes,
+    .check_target = check_target,
+    .sign = sign,
+    .check = sp_cpu_check,
+    .explain = explain,
+    .model = sp_cpu_model,
+    .walk = sp_cpu_walk,
+    .smallest = smallest,
+};

@@ -7,7 +7,7 @@
 #include "internal.h"
 
 /* Where one thread puts the legal candidates it finds. */
-typedef struct {
+typedef struct sp_sink {
     sp_order order;
     size_t keep;           /* top mode: heap of the `keep` best, worst at [0] */
     int all;               /* all mode: growing array */
@@ -99,19 +99,19 @@ static size_t axis_values(const sp_axis *a, int64_t dim, int64_t unit, const int
     return n;
 }
 
-typedef struct {
+struct sp_walk {
     sp_ctx x;
     const sp_space *s;
     const int32_t *mv, *nv, *kv;
     size_t nm, nn, nk;
     size_t ncores;         /* the values of the cores axis the target has */
-    const sp_micro *micro; /* CPU targets: the micro-tiles to try */
+    const sp_micro *micro; /* kinds with micro-tiles: those to try */
     size_t nmicro;
-} walk_args;
+};
 
-/* The CPU form of walk_item: blocks need no alignment, the micro-tile is one
- * more axis, and the cache rules judge (sp_cpu_check, as sp_check does). */
-static void walk_item_cpu(const walk_args *w, int st, int db, int32_t m, sink *out)
+/* The CPU walk: blocks need no alignment, the micro-tile is one more axis,
+ * and the cache rules judge (sp_cpu_check, as sp_check does). */
+void sp_cpu_walk(const sp_walk *w, int st, int db, int32_t m, sink *out)
 {
     const sp_space *s = w->s;
     for (size_t ki = 0; ki < w->nk; ki++)
@@ -136,19 +136,13 @@ static void walk_item_cpu(const walk_args *w, int st, int db, int32_t m, sink *o
                 }
 }
 
-/* All legal candidates with strategy st, double buffering db and tile rows m.
- * Axes ascend, so a capacity overflow ends the loop over the growing axis. */
-static void walk_item(const walk_args *w, int st, int db, int32_t m, sink *out)
+/* The NPU walk. Axes ascend, so a capacity overflow ends the loop over the
+ * growing axis. */
+void sp_npu_walk(const sp_walk *w, int st, int db, int32_t m, sink *out)
 {
     const sp_ctx *x = &w->x;
     const sp_target *t = x->t;
     const sp_space *s = w->s;
-    if (!sp_target_computes(t, x->p->dtype)) /* as sp_check: SP_BAD_DTYPE */
-        return;
-    if (t->kind == SP_CPU) {
-        walk_item_cpu(w, st, db, m, out);
-        return;
-    }
     if (m % x->m0)
         return;
     /* IS and WS need k = K: the axis's last value, if it is K (values
@@ -193,6 +187,14 @@ static void walk_item(const walk_args *w, int st, int db, int32_t m, sink *out)
     }
 }
 
+/* All legal candidates with strategy st, double buffering db and tile rows m,
+ * by the target's kind. */
+static void walk_item(const sp_walk *w, int st, int db, int32_t m, sink *out)
+{
+    if (sp_target_computes(w->x.t, w->x.p->dtype)) /* as sp_check: SP_BAD_DTYPE */
+        w->x.kind->walk(w, st, db, m, out);
+}
+
 /* a * b, or INT64_MAX when that does not fit (a, b >= 0). */
 static int64_t mul_sat(int64_t a, int64_t b)
 {
@@ -206,12 +208,12 @@ static int64_t mul_sat(int64_t a, int64_t b)
 static sink *run(const sp_target *t, const sp_problem *p, const sp_space *s, int all,
                  sp_order order, size_t keep, sp_counts *counts, int *nsinks)
 {
-    walk_args w;
+    sp_walk w;
     sp_ctx_init(&w.x, t, p);
     w.s = s;
     sp_micro dflt = sp_micro_default(t);
     w.micro = s->nmicro ? s->micro : &dflt;
-    w.nmicro = t->kind != SP_CPU ? 0 : s->nmicro ? s->nmicro : 1;
+    w.nmicro = !w.x.kind->info.micro ? 0 : s->nmicro ? s->nmicro : 1;
     int32_t *own_m, *own_n, *own_k;
     w.nm = axis_values(&s->m, w.x.Mp, w.x.m0, &w.mv, &own_m);
     w.nn = axis_values(&s->n, w.x.Np, w.x.n0, &w.nv, &own_n);

@@ -5,10 +5,13 @@
 
 #include "space.h"
 
+typedef struct sp_kind_ops sp_kind_ops;
+
 /* Everything about (target, problem) that the model needs per candidate,
  * computed once. */
 typedef struct {
     const sp_target *t;
+    const sp_kind_ops *kind;   /* the target's kind */
     const sp_problem *p;
     int64_t in, acc;           /* bytes per input / accumulator element */
     int64_t m0, n0, k0;        /* fractal */
@@ -65,6 +68,68 @@ typedef struct {
 
 void sp_plan_init(sp_plan *pl, const sp_ctx *x, int64_t m, int64_t n, int64_t k);
 
+/* ---- text (names.c) ---- */
+
+/* Text appended piece by piece into buf[0..len), cut to fit and always
+ * terminated; used counts the characters appended (beyond len once cut). */
+typedef struct {
+    char *buf;
+    size_t len, used;
+} sp_text;
+
+__attribute__((format(printf, 2, 3)))
+void sp_put(sp_text *o, const char *fmt, ...);
+/* The same, and a newline: one line of a text of lines. */
+__attribute__((format(printf, 2, 3)))
+void sp_line(sp_text *o, const char *fmt, ...);
+
+/* ---- target kinds (kinds.c: the registry; npu.c, cpu.c: the kinds) ---- */
+
+typedef struct sp_walk sp_walk; /* enumerate.c: what a walk over a space needs */
+typedef struct sp_sink sp_sink; /* enumerate.c: where it puts the legal candidates */
+
+/* A kind of target: its facts and its operations. */
+struct sp_kind_ops {
+    sp_kind_info info;
+    /* Whether t computes dtype d. */
+    bool (*computes)(const sp_target *t, sp_dtype d);
+    /* Checks the fields of t that are the kind's own (t is called n in
+     * messages), as sp_target_check promises. */
+    bool (*check_target)(const sp_target *t, const char *n, char *err, size_t errlen);
+    /* Appends t's signature (sp_target_signature). */
+    void (*sign)(const sp_target *t, sp_text *o);
+    /* The violated rules of c (sp_check) and their lines (sp_explain). */
+    unsigned (*check)(const sp_ctx *x, const sp_config *c);
+    void (*explain)(const sp_ctx *x, const sp_config *c, unsigned bad, sp_text *o);
+    /* The figures of legal config c on a gm x gn grid (sp_model). */
+    void (*model)(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figures *f);
+    /* Puts the legal candidates with strategy st, double buffering db and
+     * tile rows m into out (dtype computed: the caller checked). */
+    void (*walk)(const sp_walk *w, int st, int db, int32_t m, sp_sink *out);
+    /* Sets the blocks of c to the smallest the kind allows (sp_smallest). */
+    void (*smallest)(const sp_ctx *x, sp_config *c);
+};
+
+extern const sp_kind_ops sp_npu_kind; /* npu.c */
+extern const sp_kind_ops sp_cpu_kind; /* cpu.c */
+
+/* The kind of t (an NPU if t's kind is out of range). */
+const sp_kind_ops *sp_kind_of(const sp_target *t);
+
+/* ---- rules every kind explains alike (legal.c) ---- */
+
+/* The lines of SP_BAD_CORES and SP_BAD_DTYPE in bad. */
+void sp_explain_shared(const sp_ctx *x, const sp_config *c, unsigned bad, sp_text *o);
+
+/* ---- NPU targets (npu.c, model.c, enumerate.c) ---- */
+
+/* Appends the figures of an NPU, with clock as its clock: an NPU's
+ * signature, and the start of a CPU's (whose NPU figures are zeros), as
+ * journals have always been signed. */
+void sp_npu_sign_figures(const sp_target *t, double clock, sp_text *o);
+/* The NPU walk (sp_kind_ops.walk). */
+void sp_npu_walk(const sp_walk *w, int st, int db, int32_t m, sp_sink *out);
+
 /* ---- CPU targets (cpu.c) ---- */
 
 /* Bytes config c needs resident in cache level SP_CL1/2/3 (per thread). */
@@ -78,6 +143,8 @@ bool sp_cpu_grid(const sp_problem *p, const sp_config *c, int *gm, int *gn);
 unsigned sp_cpu_check(const sp_ctx *x, const sp_config *c);
 /* The model of a legal CPU config on a gm x gn thread grid. */
 void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figures *f);
+/* The CPU walk (sp_kind_ops.walk). */
+void sp_cpu_walk(const sp_walk *w, int st, int db, int32_t m, sp_sink *out);
 
 /* The model for a legal config whose tile plan and core grid are known. */
 void sp_model_plan(const sp_ctx *x, const sp_config *c, const sp_plan *pl, int gm, int gn,

@@ -1,5 +1,6 @@
-/* model.c — the analytical model: load volume Sigma (of the three stationary schedules, generalised to
- * tails, splits and batch), bytes per path, and an estimated cycle count. */
+/* model.c — the analytical model of NPU targets: load volume Sigma (of the three
+ * stationary schedules, generalised to tails, splits and batch), bytes per path,
+ * and an estimated cycle count; sp_model asks the target's kind. */
 #include "internal.h"
 
 /* Elements loaded into L0A (*a) and L0B (*b) by strategy s over an M x N x K
@@ -189,14 +190,8 @@ void sp_model_plan(const sp_ctx *x, const sp_config *c, const sp_plan *pl, int g
 void sp_model(const sp_target *t, const sp_problem *p, const sp_config *c, sp_figures *f)
 {
     sp_ctx x;
-    sp_plan pl;
     int gm = 1, gn = 1;
     sp_ctx_init(&x, t, p);
     sp_grid(p, c, &gm, &gn);
-    if (t->kind == SP_CPU) {
-        sp_cpu_model(&x, c, gm, gn, f);
-        return;
-    }
-    sp_plan_init(&pl, &x, c->m, c->n, c->k);
-    sp_model_plan(&x, c, &pl, gm, gn, f);
+    x.kind->model(&x, c, gm, gn, f);
 }

@@ -1,9 +1,11 @@
 /* names.c — printable names of strategies, splits, dtypes, buffers and paths,
- * the dtype fact table (bytes per element, fractal shape) and problem names. */
+ * the dtype fact table (bytes per element, fractal shape), problem names, and
+ * the text appender that messages and signatures are written with. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "space.h"
+#include "internal.h"
 
 static const char *const strategy_names[SP_NSTRATEGY] = {"IS", "WS", "OS"};
 static const char *const split_names[SP_NSPLIT] = {"M", "N", "MN"};
@@ -20,8 +22,6 @@ static const sp_dtype_info dtypes[SP_NDTYPE] = {
     [SP_FP32] = {"fp32", 4, 4, 16, 16, 16},
     [SP_BF16] = {"bf16", 2, 4, 16, 16, 16},
 };
-
-static const char *const kind_names[SP_NKIND] = {"npu", "cpu"};
 
 static const char *name_of(const char *const *names, int n, int i)
 {
@@ -46,8 +46,6 @@ const char *sp_dtype_name(int d)
     return d >= 0 && d < SP_NDTYPE ? dtypes[d].name : NULL;
 }
 
-const char *sp_kind_name(int k) { return name_of(kind_names, SP_NKIND, k); }
-int sp_kind_parse(const char *s) { return parse(kind_names, SP_NKIND, s); }
 int sp_strategy_parse(const char *s) { return parse(strategy_names, SP_NSTRATEGY, s); }
 int sp_split_parse(const char *s) { return parse(split_names, SP_NSPLIT, s); }
 
@@ -57,22 +55,6 @@ int sp_dtype_parse(const char *s)
         if (strcmp(dtypes[d].name, s) == 0)
             return d;
     return -1;
-}
-
-const char *sp_names(const char *(*name)(int), const char *sep, const char *last, char *buf,
-                     size_t len)
-{
-    size_t used = 0;
-    if (len)
-        buf[0] = '\0';
-    for (int i = 0; name(i) && used < len; i++) {
-        int w = snprintf(buf + used, len - used, "%s%s", i == 0 ? "" : name(i + 1) ? sep : last,
-                         name(i));
-        if (w < 0)
-            break;
-        used += (size_t)w;
-    }
-    return buf;
 }
 
 const sp_dtype_info *sp_dtype_get(sp_dtype d) { return &dtypes[d]; }
@@ -88,4 +70,59 @@ bool sp_label_ok(const char *s, size_t len)
             return false;
     }
     return true;
+}
+
+/* sp_names, each name between two quote strings q. */
+static const char *join(const char *(*name)(int), const char *sep, const char *last,
+                        const char *q, char *buf, size_t len)
+{
+    size_t used = 0;
+    if (len)
+        buf[0] = '\0';
+    for (int i = 0; name(i) && used < len; i++) {
+        int w = snprintf(buf + used, len - used, "%s%s%s%s",
+                         i == 0 ? "" : name(i + 1) ? sep : last, q, name(i), q);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+    return buf;
+}
+
+const char *sp_names(const char *(*name)(int), const char *sep, const char *last, char *buf,
+                     size_t len)
+{
+    return join(name, sep, last, "", buf, len);
+}
+
+const char *sp_names_quoted(const char *(*name)(int), const char *sep, const char *last,
+                            char *buf, size_t len)
+{
+    return join(name, sep, last, "\"", buf, len);
+}
+
+static void vput(sp_text *o, const char *fmt, va_list ap)
+{
+    if (o->used >= o->len)
+        return;
+    int n = vsnprintf(o->buf + o->used, o->len - o->used, fmt, ap);
+    if (n > 0)
+        o->used += (size_t)n;
+}
+
+void sp_put(sp_text *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vput(o, fmt, ap);
+    va_end(ap);
+}
+
+void sp_line(sp_text *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vput(o, fmt, ap);
+    va_end(ap);
+    sp_put(o, "\n");
 }

@@ -22,7 +22,9 @@ typedef enum { SP_FP16, SP_INT8, SP_FP32, SP_BF16, SP_NDTYPE } sp_dtype;
 /* What a target is: a DaVinci-like NPU (buffers, copy paths, cube) or a CPU
  * (caches, vector registers, FMA units). fp16/int8 run on NPUs' cubes; CPUs
  * compute fp32, and bf16 and fp16 as storage (converted to fp32 when packed,
- * fp32 FMAs and C). */
+ * fp32 FMAs and C). Each kind's operations (legality, model, enumeration,
+ * signature) sit in the registry of kinds.c; a target without a kind is
+ * the first, an NPU. */
 typedef enum { SP_NPU, SP_CPU, SP_NKIND } sp_kind;
 
 /* Cache levels of a CPU target. */
@@ -190,6 +192,10 @@ int sp_dtype_parse(const char *s);
  * shows comes from a name table this way. */
 const char *sp_names(const char *(*name)(int), const char *sep, const char *last, char *buf,
                      size_t len);
+/* The same with each name in double quotes, as a script writes it
+ * ("\"npu\" or \"cpu\""). */
+const char *sp_names_quoted(const char *(*name)(int), const char *sep, const char *last,
+                            char *buf, size_t len);
 /* Whether s[0..len) can name a problem in the CSV files: 1 to SP_LABEL_MAX
  * characters from A-Z a-z 0-9 _ . - */
 bool sp_label_ok(const char *s, size_t len);
@@ -201,10 +207,6 @@ const sp_dtype_info *sp_dtype_get(sp_dtype d);
 /* Checks a target for consistency; on failure writes one line naming the
  * offending field into err and returns false. */
 bool sp_target_check(const sp_target *t, char *err, size_t errlen);
-
-/* "npu" / "cpu"; parse returns -1 if unknown. */
-const char *sp_kind_name(int k);
-int sp_kind_parse(const char *s);
 
 /* Whether target t computes dtype d (NPU: a cube rate; CPU: sp_cpu_computes). */
 bool sp_target_computes(const sp_target *t, sp_dtype d);
@@ -229,6 +231,43 @@ sp_micro sp_micro_default(const sp_target *t);
 /* Whether micro-tile u fits target t: nr a multiple of the vector width and
  * mr*nv + nv + 1 <= vregs (nv = nr / simd_floats). */
 bool sp_micro_fits(const sp_target *t, sp_micro u);
+
+/* ---- target kinds (kinds.c) ---- */
+
+/* What the rest of the engine knows of a kind of target: its name in
+ * scripts, the same with its article for messages, the dtype a problem
+ * takes when it names none, whether its configs carry a register
+ * micro-tile (mr x nr). */
+typedef struct {
+    const char *name;  /* "npu", "cpu" */
+    const char *a;     /* "an npu", "a cpu" */
+    sp_dtype dtype;    /* fp16 on an NPU, fp32 on a CPU */
+    bool micro;        /* CPUs */
+} sp_kind_info;
+
+/* The facts of kind k; NULL for out-of-range k, so that
+ * for (k = 0; sp_kind_get(k); k++) walks the registry. */
+const sp_kind_info *sp_kind_get(int k);
+/* The facts of t's kind. */
+const sp_kind_info *sp_target_kind(const sp_target *t);
+
+/* "npu" / "cpu"; NULL for out-of-range k. Parse returns -1 if unknown. */
+const char *sp_kind_name(int k);
+int sp_kind_parse(const char *s);
+
+/* Room for any target's signature text, its terminating '\0' included. */
+#define SP_SIGNATURE_MAX 1024
+
+/* Writes the text journals sign target t by (its hash is their target_sig,
+ * so it never changes for a target whose figures do not): the figures its
+ * kind's model and kernels depend on, not its name (a CPU's measured clock
+ * neither). Returns its length. */
+size_t sp_target_signature(const sp_target *t, char buf[SP_SIGNATURE_MAX]);
+
+/* Sets the blocks of c (its strategy, micro-tile, cores and split kept) to
+ * the smallest t's kind allows for p: one fractal on an NPU (IS and WS: k is
+ * the padded K), one micro-tile by k = 1 on a CPU. */
+void sp_smallest(const sp_target *t, const sp_problem *p, sp_config *c);
 
 /* ---- legality and model (legal.c, model.c) ---- */
 

@@ -109,10 +109,7 @@ static int impossible(const tn_request *r)
     const sp_dtype_info *d = sp_dtype_get(r->p.dtype);
     sp_config c = r->c;
     c.strategy = (uint8_t)(r->strategy >= 0 ? r->strategy : SP_OS);
-    if (r->t.kind == SP_CPU)
-        c.m = c.mr, c.n = c.nr, c.k = 1;
-    else
-        c.m = d->m0, c.n = d->n0, c.k = c.strategy == SP_OS ? d->k0 : (int32_t)sp_pad(r->p.K, d->k0);
+    sp_smallest(&r->t, &r->p, &c);
     char why[1024];
     sp_explain_line(&r->t, &r->p, &c, why, sizeof why);
     tn_error("model: no legal tile for %lldx%lldx%lld %s on %s with %d core%s, split %s%s: the "

@@ -145,35 +145,12 @@ static bool sign(const ls_script *s, const char *script, const plan *pls, size_t
 {
     const sp_target *t = ls_target(s);
     const ls_tune *tu = ls_tune_get(s);
-    char *text = NULL;
+    char target[SP_SIGNATURE_MAX], *text = NULL;
     size_t len = 0;
+    memset(sig, 0, sizeof *sig);
+    bs_hash_hex(target, sp_target_signature(t, target), sig->target_sig);
     FILE *f = open_memstream(&text, &len);
     if (!f)
-        return false;
-    /* a CPU's clock is measured, a little different every run, and only turns the
-     * model's cycles into microseconds: its journals (seconds) do not depend on it */
-    fprintf(f, "%d %.17g", t->cores, t->kind == SP_CPU ? 0.0 : t->clock_mhz);
-    for (int i = 0; i < SP_NDTYPE; i++)
-        fprintf(f, " %.17g", t->macs[i]);
-    for (int i = 0; i < SP_NBUF; i++)
-        fprintf(f, " %lld/%d", (long long)t->buf_bytes[i], t->buf_align[i]);
-    for (int i = 0; i < SP_NPATH; i++)
-        fprintf(f, " %.17g/%.17g", t->path[i].bandwidth, t->path[i].latency);
-    fprintf(f, " %.17g %d", t->gm_bandwidth, t->events);
-    if (t->kind == SP_CPU) { /* NPU signatures stay as they were */
-        const sp_cpu *u = &t->cpu;
-        fprintf(f, " cpu %d %d %d %d", u->simd_floats, u->vregs, u->fma_units, u->load_ports);
-        for (int i = 0; i < SP_NCACHE; i++)
-            fprintf(f, " %lld", (long long)u->cache[i]);
-        fprintf(f, " %.17g %.17g %.17g %.17g", u->bw_l2, u->bw_l3, u->bw_mem, u->bw_mem_shared);
-        if (u->fork_join > 0) /* signatures of targets without it stay as they were */
-            fprintf(f, " fj %.17g", u->fork_join);
-    }
-    fclose(f);
-    memset(sig, 0, sizeof *sig);
-    bs_hash_hex(text, len, sig->target_sig);
-    free(text);
-    if (!(f = open_memstream(&text, &len)))
         return false;
     for (size_t i = 0; i < np; i++) {
         const sp_problem *p = pls[i].p;
