@@ -1,5 +1,6 @@
-/* codegen.h — NPU kernels: the per-core program representation, its text
- * format (parse/print), and the generator from a candidate config. */
+/* codegen.h — kernels: the NPU per-core program representation, its text
+ * format (parse/print) and its generator, the host C generator, and the
+ * generator of each kind of target. */
 #ifndef NPU_TUNE_CODEGEN_H
 #define NPU_TUNE_CODEGEN_H
 
@@ -156,6 +157,32 @@ char *cg_host_text(const sp_config *c, sp_dtype dtype, const char *symbol, char 
  * same dtype, strategy, double buffering, micro-tile (the micro-kernels),
  * and threaded or not (and then the same split): the header's choices. */
 bool cg_host_same_code(sp_dtype da, const sp_config *a, sp_dtype db, const sp_config *b);
+
+/* ---- the generator of each kind of target (kinds.c) ---- */
+
+/* The kernel of config c for problem p on target t, as t's kind generates it:
+ * the NPU kernel program (cg_generate, in cg_print's text format), or for a
+ * CPU the C source of nt_sgemm (cg_host_source; bf16: nt_sbgemm, fp16:
+ * nt_shgemm). A malloc'd string (free it), or NULL with the reason in err:
+ * an illegal config (its rules), a config or dtype the generator cannot
+ * honour, out of memory. */
+char *cg_kernel_text(const sp_target *t, const sp_problem *p, const sp_config *c, char *err,
+                     size_t errlen);
+
+/* The candidates of one problem of a run. */
+typedef struct {
+    const sp_problem *p;
+    const sp_candidate *c;
+    size_t n;
+} cg_batch;
+
+/* The signature of the kernels a run on t generates for the candidates of
+ * nb problems, into out (16 hex digits), when t's kind's measurements time
+ * generated code (a CPU: its host kernels, one per kind of code,
+ * cg_host_same_code), so that a build whose generator writes other kernels
+ * does not resume its journals; "" for the other kinds (an NPU). False if
+ * memory ran out. */
+bool cg_kernel_signature(const sp_target *t, const cg_batch *b, size_t nb, char out[17]);
 
 #pragma GCC visibility pop
 

@@ -27,6 +27,19 @@ static inline sp_target fx_ascend910(void)
     return t;
 }
 
+/* A CPU target: 8 fp32 lanes, 16 registers, 32 KiB L1d, 1 MiB L2, 8 MiB L3
+ * over 4 cores (the "box" of tests/cli/signatures.sh). */
+static inline sp_target fx_box(void)
+{
+    sp_target t = {
+        .name = "box", .kind = SP_CPU, .cores = 4, .clock_mhz = 3000,
+        .cpu = {.simd_floats = 8, .vregs = 16, .fma_units = 2, .load_ports = 2,
+                .cache = {[SP_CL1] = 32 * KiB, [SP_CL2] = 1 * MiB, [SP_CL3] = 8 * MiB},
+                .bw_l2 = 32, .bw_l3 = 16, .bw_mem = 8, .bw_mem_shared = 16},
+    };
+    return t;
+}
+
 /* Round numbers and no latencies, for cycle counts worked by hand. */
 static inline sp_target fx_round(void)
 {

@@ -101,53 +101,7 @@ static int from_table(tn_request *r)
     return rc;
 }
 
-static bool write_kernel(FILE *f, void *k) { return cg_print(f, k); }
-
-/* The C source of a CPU config. */
-typedef struct {
-    const sp_config *c;
-    sp_dtype dtype;
-    char *err;
-    size_t errlen;
-} host_src;
-
-static bool write_host(FILE *f, void *arg)
-{
-    host_src *h = arg;
-    bool ok = cg_host_source(f, h->c, h->dtype, NULL, h->err, h->errlen);
-    if (!ok && ferror(f))
-        h->err[0] = '\0'; /* an I/O error: the writer's message names the file */
-    return ok;
-}
-
-/* A CPU target's kernel: refused with the reasons when the config is not
- * legal for the shape (as the tuner's space would), else C source. */
-static int gen_host(tn_request *r)
-{
-    char err[1024] = "";
-    if (sp_check(&r->t, &r->p, &r->c)) {
-        char why[1024];
-        sp_explain_line(&r->t, &r->p, &r->c, why, sizeof why);
-        tn_error("gen: config not legal on %s: %s", r->t.name, why);
-        return TN_ERROR;
-    }
-    host_src h = {&r->c, r->p.dtype, err, sizeof err};
-    bool ok;
-    if (r->output) {
-        char werr[512];
-        ok = bs_write_atomic(r->output, write_host, &h, werr, sizeof werr);
-        if (!ok && !err[0])
-            snprintf(err, sizeof err, "%s", werr);
-    } else { /* an I/O error (err stays empty) is main's check of standard output */
-        err[0] = '\0';
-        ok = write_host(stdout, &h) || !err[0];
-    }
-    if (!ok) {
-        tn_error("gen: %s", err);
-        return TN_ERROR;
-    }
-    return TN_OK;
-}
+static bool write_text(FILE *f, void *text) { return fputs(text, f) >= 0; }
 
 int tn_gen(int argc, char **argv)
 {
@@ -173,22 +127,18 @@ int tn_gen(int argc, char **argv)
         return tn_usage("gen", usage_text,
                         r.strategy < 0 ? "--strategy is required" : "--tile is required");
     }
-    if (r.t.kind == SP_CPU)
-        return gen_host(&r);
-    cg_kernel k;
-    char err[512];
-    if (!cg_generate(&r.t, &r.p, &r.c, &k, err, sizeof err)) {
+    char err[2048];
+    char *text = cg_kernel_text(&r.t, &r.p, &r.c, err, sizeof err);
+    if (!text) {
         tn_error("gen: %s", err);
         return TN_ERROR;
     }
-    bool ok;
-    if (r.output) {
-        ok = bs_write_atomic(r.output, write_kernel, &k, err, sizeof err);
-    } else { /* a write error is main's check of standard output */
-        cg_print(stdout, &k);
-        ok = true;
-    }
-    cg_kernel_free(&k);
+    bool ok = true;
+    if (r.output)
+        ok = bs_write_atomic(r.output, write_text, text, err, sizeof err);
+    else /* a write error is main's check of standard output */
+        fputs(text, stdout);
+    free(text);
     if (!ok) {
         tn_error("gen: %s", err);
         return TN_ERROR;

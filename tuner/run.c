@@ -94,52 +94,9 @@ static bool plan_problem(ls_script *s, size_t i, plan *pl, char *err, size_t err
     return true;
 }
 
-/* The hash of the kernels generated for the first candidate of every kind of
- * code in the plans (cg_host_same_code), into out (17 bytes): a generator change on
- * any path the run takes changes it. False if memory ran out. */
-static bool kernel_sig(const plan *pls, size_t np, char *out)
-{
-    char *all = NULL, why[256];
-    size_t len = 0, nkind = 0, cap = 0;
-    struct kind { const sp_problem *p; const sp_config *c; } *kinds = NULL;
-    FILE *f = open_memstream(&all, &len);
-    bool ok = f != NULL;
-    for (size_t i = 0; ok && i < np; i++)
-        for (size_t j = 0; ok && j < pls[i].n; j++) {
-            const sp_config *c = &pls[i].cands[j].config;
-            size_t k = 0;
-            while (k < nkind &&
-                   !cg_host_same_code(pls[i].p->dtype, c, kinds[k].p->dtype, kinds[k].c))
-                k++;
-            if (k < nkind)
-                continue;
-            if (nkind == cap) {
-                struct kind *more = realloc(kinds, (cap = cap ? 2 * cap : 64) * sizeof *kinds);
-                if (!(ok = more != NULL))
-                    break;
-                kinds = more;
-            }
-            kinds[nkind++] = (struct kind){pls[i].p, c};
-            char *text = cg_host_text(c, pls[i].p->dtype, "nt_sig", why, sizeof why);
-            if (text)
-                fputs(text, f);
-            free(text);
-        }
-    free(kinds);
-    if (f && fclose(f) != 0)
-        ok = false;
-    if (!ok) {
-        free(all);
-        return false;
-    }
-    bs_hash_hex(all, len, out);
-    free(all);
-    return true;
-}
-
 /* Signatures: a journal resumes only for the same target figures, the same
- * problems and legal spaces (after the constraint), the same backend, and on
- * CPUs the same generated kernels. */
+ * problems and legal spaces (after the constraint), the same backend, and
+ * where the target's kind signs them (CPUs), the same generated kernels. */
 static bool sign(const ls_script *s, const char *script, const plan *pls, size_t np,
                  rs_signature *sig)
 {
@@ -168,9 +125,14 @@ static bool sign(const ls_script *s, const char *script, const plan *pls, size_t
     fclose(f);
     bs_hash_hex(text, len, sig->space_sig);
     free(text);
-    /* Host journals hold timings of generated kernels: a build whose
-     * generator writes other kernels does not resume them. */
-    if (t->kind == SP_CPU && !kernel_sig(pls, np, sig->kernel_sig))
+    cg_batch *b = malloc((np ? np : 1) * sizeof *b);
+    if (!b)
+        return false;
+    for (size_t i = 0; i < np; i++)
+        b[i] = (cg_batch){pls[i].p, pls[i].cands, pls[i].n};
+    bool ok = cg_kernel_signature(t, b, np, sig->kernel_sig);
+    free(b);
+    if (!ok)
         return false;
     snprintf(sig->version, sizeof sig->version, "%s", NPU_TUNE_VERSION);
     snprintf(sig->script, sizeof sig->script, "%s", script);

@@ -18,18 +18,6 @@ static void signs_at(const sp_target *t, const char *text, const char *hash, int
     check_str(hex, hash, "its hash", __FILE__, at);
 }
 
-/* The CPU target "box" of tests/cli/signatures.sh. */
-static sp_target fx_box(void)
-{
-    sp_target t = {
-        .name = "box", .kind = SP_CPU, .cores = 4, .clock_mhz = 3000,
-        .cpu = {.simd_floats = 8, .vregs = 16, .fma_units = 2, .load_ports = 2,
-                .cache = {[SP_CL1] = 32 * KiB, [SP_CL2] = 1 * MiB, [SP_CL3] = 8 * MiB},
-                .bw_l2 = 32, .bw_l3 = 16, .bw_mem = 8, .bw_mem_shared = 16},
-    };
-    return t;
-}
-
 int main(void)
 {
     sp_target t = fx_ascend910();
