@@ -63,10 +63,11 @@ struct ls_script {
 /* ---- kinds.c ---- */
 
 /* Reconciles what the script declared with its target's kind: an unset
- * dtype and measure become the target's own (fp16 + the default measure on
- * an NPU, fp32 + "host" on a CPU); a dtype the target cannot compute, micro-
- * tiles on an NPU or beyond the registers, and a backend of the other kind
- * are "file:line: what: message" errors. */
+ * dtype and measure become the kind's own (fp16 + "sim" on an NPU, fp32 +
+ * "host" on a CPU, where the build has it; a default "model" stays); a dtype
+ * the target cannot compute, micro-tiles on a kind without them or beyond
+ * the registers, and the measure of another kind are "file:line: what:
+ * message" errors. */
 bool ls_check_kinds(ls_script *s, char *err, size_t errlen);
 
 /* ---- dsl.c ---- */

@@ -20,28 +20,42 @@ static bool fail(char *err, size_t errlen, const char *where, const char *what,
     return false;
 }
 
+/* The script's side of the registry of kinds (space/kinds.c): each kind's
+ * own measure, which a script on it gets when it names none (but the model,
+ * which measures every kind, stays the default where the build's is), what
+ * that measure does, and what else a script on another kind must change to
+ * use it. */
+static const struct {
+    const char *measure;
+    const char *does;
+    const char *to_use;
+} kinds[SP_NKIND] = {
+    [SP_NPU] = {"sim", "simulates npu targets", ""},
+    [SP_CPU] = {"host", "runs kernels on the host cpu", "target \"host\", or "},
+};
+
 bool ls_check_kinds(ls_script *s, char *err, size_t errlen)
 {
     const sp_target *t = &s->target;
-    bool cpu = t->kind == SP_CPU;
-    const char *kind = sp_kind_name(t->kind);
+    const sp_kind_info *kind = sp_target_kind(t);
     char list[64];
     for (size_t i = 0; i < s->nproblems; i++) {
         sp_problem *p = &s->problems[i];
         if (p->dtype == SP_NDTYPE)
-            p->dtype = cpu ? SP_FP32 : SP_FP16;
+            p->dtype = kind->dtype;
         if (!sp_target_computes(t, p->dtype))
             return fail(err, errlen, s->problem_where[i], "matmul",
                         "dtype '%s' does not run on target '%s' (%s: computes %s)",
-                        sp_dtype_name(p->dtype), t->name, kind, sp_target_dtypes(t, list, sizeof list));
+                        sp_dtype_name(p->dtype), t->name, kind->name,
+                        sp_target_dtypes(t, list, sizeof list));
     }
 
     const sp_space *sp = &s->space;
     const char *sw = s->have_space ? s->space_where : s->path;
-    if (sp->nmicro && !cpu)
+    if (sp->nmicro && !kind->micro)
         return fail(err, errlen, sw, "space",
-                    "'micro' is a register micro-tile of cpu targets; target '%s' is an npu",
-                    t->name);
+                    "'micro' is a register micro-tile of %s targets; target '%s' is %s",
+                    sp_kinds_with_micro(list, sizeof list), t->name, kind->a);
     for (size_t i = 0; i < sp->nmicro; i++) {
         sp_micro u = sp->micro[i];
         if (sp_micro_fits(t, u))
@@ -60,31 +74,25 @@ bool ls_check_kinds(ls_script *s, char *err, size_t errlen)
     ls_tune *tn = &s->tune;
     const char *tw = s->have_tune ? s->tune_where : s->path;
     const char *m = tn->measure ? tn->measure : "";
-    /* An unnamed measure: the build's default, which on a CPU means the host
-     * (the model backend works for both kinds and stays). */
-    bool have_host = false;
+    const char *own = kinds[t->kind].measure;
+    bool have_own = false;
     for (const char *const *b = s->opts.measures; b && *b; b++)
-        have_host |= strcmp(*b, "host") == 0;
-    if (!s->measure_given && cpu && have_host && strcmp(m, "host") != 0 &&
-        strcmp(m, "model") != 0) {
-        char *copy = malloc(sizeof "host");
+        have_own |= strcmp(*b, own) == 0;
+    if (!s->measure_given && have_own && strcmp(m, own) != 0 && strcmp(m, "model") != 0) {
+        char *copy = malloc(strlen(own) + 1);
         if (!copy) {
             snprintf(err, errlen, "%s: out of memory", s->path);
             return false;
         }
-        strcpy(copy, "host");
+        strcpy(copy, own);
         free((char *)tn->measure);
         tn->measure = copy;
         m = copy;
     }
-    if (cpu && strcmp(m, "sim") == 0)
-        return fail(err, errlen, tw, "tune",
-                    "measure 'sim' simulates npu targets; target '%s' is a cpu (use measure = \"host\")",
-                    t->name);
-    if (!cpu && strcmp(m, "host") == 0)
-        return fail(err, errlen, tw, "tune",
-                    "measure 'host' runs kernels on the host cpu; target '%s' is an npu "
-                    "(use target \"host\", or measure = \"sim\")",
-                    t->name);
+    for (int o = 0; o < SP_NKIND; o++)
+        if (o != t->kind && strcmp(m, kinds[o].measure) == 0)
+            return fail(err, errlen, tw, "tune",
+                        "measure '%s' %s; target '%s' is %s (use %smeasure = \"%s\")", m,
+                        kinds[o].does, t->name, kind->a, kinds[o].to_use, own);
     return true;
 }

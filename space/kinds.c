@@ -36,6 +36,17 @@ int sp_kind_parse(const char *s)
     return -1;
 }
 
+const char *sp_kinds_with_micro(char *buf, size_t len)
+{
+    sp_text o = {buf, len, 0};
+    if (len)
+        buf[0] = '\0';
+    for (int k = 0; k < SP_NKIND; k++)
+        if (kinds[k]->info.micro)
+            sp_put(&o, "%s%s", o.used ? " and " : "", kinds[k]->info.name);
+    return buf;
+}
+
 bool sp_target_computes(const sp_target *t, sp_dtype d)
 {
     return d >= 0 && d < SP_NDTYPE && sp_kind_of(t)->computes(t, d);

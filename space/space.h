@@ -255,6 +255,10 @@ const sp_kind_info *sp_target_kind(const sp_target *t);
 const char *sp_kind_name(int k);
 int sp_kind_parse(const char *s);
 
+/* The names of the kinds whose configs carry a micro-tile ("cpu"), joined
+ * by " and ", into buf; returns buf. */
+const char *sp_kinds_with_micro(char *buf, size_t len);
+
 /* Room for any target's signature text, its terminating '\0' included. */
 #define SP_SIGNATURE_MAX 1024
 

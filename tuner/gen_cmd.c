@@ -80,9 +80,8 @@ static int from_table(tn_request *r)
         }
     } else if (rc == TN_OK) {
         sp_space s = {.strategy = {true, true, true}, .double_buffer = {true, true}, .nsplit = 1};
-        sp_micro u = {r->c.mr, r->c.nr}; /* CPU: the default micro-tile */
-        if (r->t.kind == SP_CPU)
-            s.micro = &u, s.nmicro = 1;
+        sp_micro u = {r->c.mr, r->c.nr}; /* kinds with micro-tiles: the default one */
+        s.micro = &u, s.nmicro = 1;
         int32_t one = 1;
         s.cores = (sp_axis){&one, 1};
         sp_candidate best;

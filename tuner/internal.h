@@ -38,6 +38,21 @@ typedef struct {
     ms_peak peak;
 } tn_session;
 
+/* How the commands show each kind of target (kinds.c). */
+typedef struct {
+    int config_width;       /* a run's summary: columns of a config (config_text) */
+    sp_order order;         /* model: what ranks the best blocks per strategy */
+    const char *best;       /* model: the heading of the best per strategy */
+    const char *winner;     /* model: the line naming the best of them */
+    /* model --tile: the config with its grid, and the model's figures but
+     * the estimated time */
+    void (*config)(const tn_request *r, const sp_figures *f);
+    void (*figures)(const tn_request *r, const sp_figures *f);
+} tn_kind;
+
+/* How the commands show targets of t's kind. */
+const tn_kind *tn_kind_of(const sp_target *t);
+
 /* Progress on stderr: a line redrawn in place on a terminal, plain lines
  * every few seconds otherwise, nothing with --quiet. */
 void tn_progress_start(tn_session *r);

@@ -4,8 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "script.h"
-#include "tuner.h"
+#include "internal.h"
 
 static const char usage_text[] =
     "usage: npu-tune model --target T --shape MxNxK [--batch B] [--dtype {dtypes}]\n"
@@ -64,13 +63,8 @@ static int explain(const tn_request *r)
         return TN_OK;
     }
     heading(r);
-    const sp_config *c = &r->c;
-    if (r->t.kind == SP_CPU)
-        printf("config: %s blocks %dx%dx%d, micro-tile %dx%d (thread grid %dx%d)\n",
-               sp_strategy_name(c->strategy), c->m, c->n, c->k, c->mr, c->nr, f.grid_m, f.grid_n);
-    else
-        printf("config: %s %dx%dx%d (core grid %dx%d)\n", sp_strategy_name(c->strategy), c->m,
-               c->n, c->k, f.grid_m, f.grid_n);
+    const tn_kind *kind = tn_kind_of(&r->t);
+    kind->config(r, &f);
     printf("legal: %s\n", bad ? "no" : "yes");
     for (char *line = why, *end; *line; line = end + 1) {
         end = strchr(line, '\n');
@@ -78,23 +72,7 @@ static int explain(const tn_request *r)
     }
     if (bad)
         printf("figures as if it ran:\n");
-    if (r->t.kind == SP_CPU) {
-        printf("  load volume: %.0f elements packed into the A and B blocks (busiest thread "
-               "%.0f)\n",
-               f.load_elems, f.core_load_elems);
-        printf("  C traffic: %.0f elements written (once per k block)\n", f.store_elems);
-        printf("  cache use: %.0f bytes of L1d + L2 (A micro-panel, packed B block)\n",
-               f.buffer_use);
-        printf("  estimated: %.0f cycles (%.2f us at %.0f MHz)\n", f.est_cycles,
-               f.est_cycles / r->t.clock_mhz, r->t.clock_mhz);
-        return TN_OK;
-    }
-    printf("  load volume (Sigma): %.0f elements into L0A+L0B (busiest core %.0f)\n",
-           f.load_elems, f.core_load_elems);
-    printf("  stores: %.0f elements\n  bytes:", f.store_elems);
-    for (int i = 0; i < SP_NPATH; i++)
-        printf(" %s %.0f%s", sp_path_name(i), f.bytes[i], i + 1 < SP_NPATH ? "," : "\n");
-    printf("  buffer use: %.0f bytes of L0A+L0B+L0C\n", f.buffer_use);
+    kind->figures(r, &f);
     printf("  estimated: %.0f cycles (%.2f us at %.0f MHz)\n", f.est_cycles,
            f.est_cycles / r->t.clock_mhz, r->t.clock_mhz);
     return TN_OK;
@@ -128,13 +106,12 @@ static int best_per_strategy(tn_request *r)
     s.split[0] = (sp_split)r->c.split;
     int32_t cores = r->c.cores;
     s.cores = (sp_axis){&cores, 1};
-    /* A CPU packs every operand once under many blocks, so its blocks are
-     * ranked by estimated time, on the given (or default) micro-tile. */
-    bool cpu = r->t.kind == SP_CPU;
-    sp_order order = cpu ? SP_BY_TIME : SP_BY_VOLUME;
+    /* as the kind ranks them; kinds with micro-tiles on the given (or
+     * default) one */
+    const tn_kind *kind = tn_kind_of(&r->t);
+    bool micro = sp_target_kind(&r->t)->micro;
     sp_micro u = {r->c.mr, r->c.nr};
-    if (cpu)
-        s.micro = &u, s.nmicro = 1;
+    s.micro = &u, s.nmicro = 1;
     sp_candidate best[SP_NSTRATEGY];
     sp_counts counts[SP_NSTRATEGY];
     int have[SP_NSTRATEGY] = {0}, any = 0;
@@ -143,7 +120,7 @@ static int best_per_strategy(tn_request *r)
             continue;
         for (int i = 0; i < SP_NSTRATEGY; i++)
             s.strategy[i] = i == st;
-        size_t got = sp_rank_top(&r->t, &r->p, &s, order, 1, &best[st], &counts[st]);
+        size_t got = sp_rank_top(&r->t, &r->p, &s, kind->order, 1, &best[st], &counts[st]);
         if (got == (size_t)-1) {
             tn_error("model: out of memory");
             return TN_ERROR;
@@ -156,9 +133,10 @@ static int best_per_strategy(tn_request *r)
         fputs(csv_header, stdout);
     else {
         heading(r);
-        printf(cpu ? "best blocks per strategy by estimated time, micro-tile %dx%d\n"
-                   : "best tile per strategy by load volume (ties: larger buffer use)\n",
-               u.mr, u.nr);
+        printf("%s", kind->best);
+        if (micro)
+            printf(", micro-tile %dx%d", u.mr, u.nr);
+        printf("\n");
         printf("%-8s %6s %6s %6s %14s %12s %10s %12s\n", "strategy", "m", "n", "k",
                "load_volume", "est_cycles", "buffer_KiB", "legal_tiles");
     }
@@ -185,12 +163,12 @@ static int best_per_strategy(tn_request *r)
     if (!r->csv) {
         int win = -1;
         for (int st = 0; st < SP_NSTRATEGY; st++)
-            if (have[st] && (win < 0 || (cpu ? sp_cmp_time(&best[st], &best[win])
+            if (have[st] && (win < 0 || (kind->order == SP_BY_TIME
+                                             ? sp_cmp_time(&best[st], &best[win])
                                              : sp_cmp_volume(&best[st], &best[win])) < 0))
                 win = st;
-        printf("%s: %s %dx%dx%d\n", cpu ? "fastest by the model" : "lowest load volume",
-                   sp_strategy_name(win),
-                   best[win].config.m, best[win].config.n, best[win].config.k);
+        printf("%s: %s %dx%dx%d\n", kind->winner, sp_strategy_name(win), best[win].config.m,
+               best[win].config.n, best[win].config.k);
     }
     return TN_OK;
 }

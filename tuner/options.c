@@ -128,22 +128,22 @@ int tn_parse_request(int argc, char **argv, const char *cmd, const char *text, i
 
 bool tn_request_target(tn_request *r, char *why, size_t len)
 {
-    bool cpu = r->t.kind == SP_CPU;
+    const sp_kind_info *kind = sp_target_kind(&r->t);
+    char list[64];
     if (!r->have_dtype)
-        r->p.dtype = cpu ? SP_FP32 : SP_FP16;
+        r->p.dtype = kind->dtype;
     if (!sp_target_computes(&r->t, r->p.dtype)) {
-        char list[64];
         snprintf(why, len, "--dtype %s does not run on target '%s' (%s: computes %s)",
-                 sp_dtype_name(r->p.dtype), r->t.name, sp_kind_name(r->t.kind),
+                 sp_dtype_name(r->p.dtype), r->t.name, kind->name,
                  sp_target_dtypes(&r->t, list, sizeof list));
         return false;
     }
-    if (!cpu && r->have_micro) {
-        snprintf(why, len, "--micro is a register micro-tile of cpu targets; '%s' is an npu",
-                 r->t.name);
+    if (!kind->micro && r->have_micro) {
+        snprintf(why, len, "--micro is a register micro-tile of %s targets; '%s' is %s",
+                 sp_kinds_with_micro(list, sizeof list), r->t.name, kind->a);
         return false;
     }
-    if (cpu && !r->have_micro) {
+    if (kind->micro && !r->have_micro) {
         sp_micro u = sp_micro_default(&r->t);
         r->c.mr = u.mr, r->c.nr = u.nr;
     }

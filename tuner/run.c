@@ -423,7 +423,7 @@ static void rate(const tn_session *r, const sp_problem *p, const sp_config *c, d
 static void summary(const tn_session *r, const plan *pls, size_t np)
 {
     const char *unit = r->backend->unit;
-    int width = ls_target(r->script)->kind == SP_CPU ? 38 : 30; /* configs with a micro-tile */
+    int width = tn_kind_of(ls_target(r->script))->config_width;
     if (r->csv)
         printf("problem,M,N,K,batch,dtype,legal,raw,measured,failed,resumed,strategy,m,n,k,"
                "double_buffer,cores,split,measured_best,unit,model_pick,model_pick_measured,"

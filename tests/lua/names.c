@@ -1,5 +1,7 @@
 /* names.c — the DSL accepts every name the engine has: each search strategy
- * of the tuner (tn_search_names) and each measurement backend (ms_backend_names). */
+ * of the tuner (tn_search_names), each measurement backend (ms_backend_names)
+ * and each kind of target (space's registry, sp_kind_get), and names them all
+ * when it refuses another. */
 #define _XOPEN_SOURCE 700
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,33 +29,74 @@ static bool fake_host(sp_target *out, char *e, size_t elen)
     return true;
 }
 
-/* Runs `tune { key = value }` on target (as the CLI's run does) and checks
- * that the script runs and the tune block holds `want` under key. */
-static void accepts(const char *target, const char *key, const char *value, const char *want)
+/* Runs script text as the CLI's run does: the script (ls_close it), or NULL
+ * with the error in err. */
+static ls_script *run_text(const char *text, char err[LS_ERR_MAX])
 {
     static const ls_options cli = {.measures = ms_backend_names, .default_measure = "sim",
                                    .searches = tn_search_names, .default_search = "model"};
-    char text[512], err[LS_ERR_MAX];
+    FILE *f = fopen("names.lua", "w");
+    if (!CHECK(f != NULL))
+        return NULL;
+    fputs(text, f);
+    fclose(f);
+    ls_script *s = ls_open(&cli);
+    if (CHECK(s != NULL) && !ls_run_file(s, "names.lua", err, LS_ERR_MAX)) {
+        ls_close(s);
+        s = NULL;
+    }
+    remove("names.lua");
+    return s;
+}
+
+/* Runs `tune { key = value }` on target and checks that the script runs and
+ * the tune block holds `want` under key. */
+static void accepts(const char *target, const char *key, const char *value, const char *want)
+{
+    char text[512], err[LS_ERR_MAX] = "";
     snprintf(text, sizeof text,
              "target \"%s\"\nmatmul { name = \"x\", shapes = { {64, 64, 64} } }\n"
              "tune { %s = %s }\n",
              target, key, value);
-    FILE *f = fopen("names.lua", "w");
-    if (!CHECK(f != NULL))
-        return;
-    fputs(text, f);
-    fclose(f);
-    ls_script *s = ls_open(&cli);
-    bool ok = CHECK(s != NULL) && ls_run_file(s, "names.lua", err, sizeof err);
-    if (!ok)
+    ls_script *s = run_text(text, err);
+    if (!s)
         fprintf(stderr, "tune { %s = %s }: %s\n", key, value, err);
-    CHECK(ok);
-    if (ok) {
+    if (CHECK(s != NULL)) {
         const ls_tune *t = ls_tune_get(s);
         CHECK_STR(strcmp(key, "search") == 0 ? t->search : t->measure, want);
     }
     ls_close(s);
-    remove("names.lua");
+}
+
+/* The error of running script text ("(ran)" if it ran). */
+static const char *error_of(const char *text)
+{
+    static char err[LS_ERR_MAX];
+    ls_script *s = run_text(text, err);
+    bool ran = s != NULL;
+    ls_close(s);
+    return ran ? "(ran)" : err;
+}
+
+/* Every kind of the registry is a target table's kind (whose fields the
+ * table then lacks), and a kind outside it is refused naming them all. */
+static void kinds(void)
+{
+    char text[128];
+    int n = 0;
+    for (const sp_kind_info *k; (k = sp_kind_get(n)); n++) {
+        CHECK_INT(sp_kind_parse(k->name), n);
+        CHECK_STR(sp_kind_name(n), k->name);
+        snprintf(text, sizeof text, "target { kind = \"%s\" }\n", k->name);
+        CHECK_STR(error_of(text), "names.lua:1: target: field 'name' is missing");
+    }
+    CHECK_INT(n, SP_NKIND);
+    const char *err = error_of("target { kind = \"gpu\" }\n");
+    CHECK_PREFIX(err, "names.lua:1: target: field 'kind' must be ");
+    for (int k = 0; k < n; k++) {
+        snprintf(text, sizeof text, "\"%s\"", sp_kind_name(k));
+        CHECK_HAS(err, text);
+    }
 }
 
 int main(void)
@@ -80,6 +123,7 @@ int main(void)
             snprintf(value, sizeof value, "\"%s\"", *name);
         accepts(strcmp(*name, "host") == 0 ? "host" : "ascend910", "measure", value, *name);
     }
+    kinds();
     rmdir(tmpdir);
     return CHECK_DONE();
 }
