@@ -119,7 +119,8 @@ bool cg_parse(FILE *f, const char *name, cg_kernel *k, char *err, size_t errlen)
 /* ---- generator (generate.c) ---- */
 
 /* The kernel of a legal candidate config for problem p on target t. False
- * with a reason in err if the config is illegal or memory ran out. */
+ * with a reason in err if the config is illegal, its dtype one no NPU kernel
+ * takes (those but fp16 and int8), or memory ran out. */
 bool cg_generate(const sp_target *t, const sp_problem *p, const sp_config *c, cg_kernel *k,
                  char *err, size_t errlen);
 

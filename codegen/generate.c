@@ -13,10 +13,23 @@ typedef struct {
     uint8_t load_a, load_b, init, drain;
 } step;
 
+/* The element types of a kernel's inputs and accumulators per dtype: what
+ * the cube (and the simulator) computes, fp16 -> fp32 and int8 -> int32;
+ * in < 0: no NPU kernel takes the dtype (space's sp_kind_info.kernels). */
+static const struct {
+    int8_t in, acc;
+} elems[SP_NDTYPE] = {
+    [SP_FP16] = {CG_FP16, CG_FP32},
+    [SP_INT8] = {CG_INT8, CG_INT32},
+    [SP_FP32] = {-1, -1},
+    [SP_BF16] = {-1, -1},
+};
+
 typedef struct {
     const sp_target *t;
     const sp_problem *p;
     const sp_config *c;
+    uint8_t in_elem, acc_elem; /* element types of the inputs, the accumulators */
     int64_t Mp, Np, Kp;
     int k;              /* k-step (Kp for IS/WS) */
     int nb;             /* slots per operand: 2 with double buffering */
@@ -189,8 +202,7 @@ static step *steps_of(const gen *g, int i0, int i1, int j0, int j1, size_t *n)
 static int declare(gen *g, cg_buf *bufs)
 {
     const sp_dtype_info *d = sp_dtype_get(g->p->dtype);
-    uint8_t in = g->p->dtype == SP_FP16 ? CG_FP16 : CG_INT8;
-    uint8_t acc = g->p->dtype == SP_FP16 ? CG_FP32 : CG_INT32;
+    uint8_t in = g->in_elem, acc = g->acc_elem;
     int32_t m = g->c->m, n = g->c->n, k = g->k;
     int32_t ab = m * k * d->in_bytes, bb = k * n * d->in_bytes;
     int nb = 0;
@@ -277,8 +289,17 @@ bool cg_generate(const sp_target *t, const sp_problem *p, const sp_config *c, cg
         snprintf(err, errlen, "illegal config: %s", why);
         return false;
     }
+    if (elems[p->dtype].in < 0) {
+        char list[64] = "";
+        for (int e = 0; e < SP_NDTYPE; e++)
+            if (elems[e].in >= 0 && strlen(list) + 8 < sizeof list)
+                strcat(strcat(list, *list ? ", " : ""), sp_dtype_name(e));
+        snprintf(err, errlen, "npu kernels take %s, not %s", list, sp_dtype_name(p->dtype));
+        return false;
+    }
     const sp_dtype_info *d = sp_dtype_get(p->dtype);
-    gen g = {.t = t, .p = p, .c = c, .ok = 1, .nb = c->double_buffer ? 2 : 1};
+    gen g = {.t = t, .p = p, .c = c, .ok = 1, .nb = c->double_buffer ? 2 : 1,
+             .in_elem = (uint8_t)elems[p->dtype].in, .acc_elem = (uint8_t)elems[p->dtype].acc};
     g.Mp = sp_pad(p->M, d->m0);
     g.Np = sp_pad(p->N, d->n0);
     g.Kp = sp_pad(p->K, d->k0);
@@ -303,10 +324,9 @@ bool cg_generate(const sp_target *t, const sp_problem *p, const sp_config *c, cg
     snprintf(k->target, sizeof k->target, "%s", t->name);
     k->problem = *p;
     k->config = *c;
-    int in = p->dtype == SP_FP16 ? CG_FP16 : CG_INT8, acc = p->dtype == SP_FP16 ? CG_FP32 : CG_INT32;
-    k->tensors[0] = (cg_buf){"A", CG_GM, (uint8_t)in, 0, (int32_t)(p->batch * p->M), (int32_t)p->K};
-    k->tensors[1] = (cg_buf){"B", CG_GM, (uint8_t)in, 0, (int32_t)(p->batch * p->K), (int32_t)p->N};
-    k->tensors[2] = (cg_buf){"C", CG_GM, (uint8_t)acc, 0, (int32_t)(p->batch * p->M), (int32_t)p->N};
+    k->tensors[0] = (cg_buf){"A", CG_GM, g.in_elem, 0, (int32_t)(p->batch * p->M), (int32_t)p->K};
+    k->tensors[1] = (cg_buf){"B", CG_GM, g.in_elem, 0, (int32_t)(p->batch * p->K), (int32_t)p->N};
+    k->tensors[2] = (cg_buf){"C", CG_GM, g.acc_elem, 0, (int32_t)(p->batch * p->M), (int32_t)p->N};
 
     int gm = 1, gn = 1;
     sp_grid(p, c, &gm, &gn);

@@ -66,8 +66,9 @@ struct ls_script {
  * dtype and measure become the kind's own (fp16 + "sim" on an NPU, fp32 +
  * "host" on a CPU, where the build has it; a default "model" stays); a dtype
  * the target cannot compute, micro-tiles on a kind without them or beyond
- * the registers, and the measure of another kind are "file:line: what:
- * message" errors. */
+ * the registers, the measure of another kind, and a dtype the kind's
+ * kernels do not take under a measure other than the model are
+ * "file:line: what: message" errors. */
 bool ls_check_kinds(ls_script *s, char *err, size_t errlen);
 
 /* ---- dsl.c ---- */

@@ -94,5 +94,17 @@ bool ls_check_kinds(ls_script *s, char *err, size_t errlen)
             return fail(err, errlen, tw, "tune",
                         "measure '%s' %s; target '%s' is %s (use %smeasure = \"%s\")", m,
                         kinds[o].does, t->name, kind->a, kinds[o].to_use, own);
+
+    /* A dtype the target computes but its kind's kernels do not take (an
+     * NPU's fp32 or bf16 cube rate): the model's alone. */
+    for (size_t i = 0; strcmp(m, "model") != 0 && i < s->nproblems; i++) {
+        sp_dtype d = s->problems[i].dtype;
+        if (kind->kernels & 1u << d)
+            continue;
+        return fail(err, errlen, s->problem_where[i], "matmul",
+                    "dtype '%s' runs on target '%s' under measure = \"model\" only: %s kernels "
+                    "take %s",
+                    sp_dtype_name(d), t->name, kind->name, sp_kernel_dtypes(t, list, sizeof list));
+    }
     return true;
 }

@@ -345,7 +345,8 @@ static void smallest(const sp_ctx *x, sp_config *c)
 }
 
 const sp_kind_ops sp_cpu_kind = {
-    .info = {.name = "cpu", .a = "a cpu", .dtype = SP_FP32, .micro = true},
+    .info = {.name = "cpu", .a = "a cpu", .dtype = SP_FP32,
+             .kernels = 1u << SP_FP32 | 1u << SP_BF16 | 1u << SP_FP16, .micro = true},
     .computes = computes,
     .check_target = check_target,
     .sign = sign,

@@ -171,7 +171,8 @@ static void smallest(const sp_ctx *x, sp_config *c)
 }
 
 const sp_kind_ops sp_npu_kind = {
-    .info = {.name = "npu", .a = "an npu", .dtype = SP_FP16, .micro = false},
+    .info = {.name = "npu", .a = "an npu", .dtype = SP_FP16,
+             .kernels = 1u << SP_FP16 | 1u << SP_INT8, .micro = false},
     .computes = computes,
     .check_target = check_target,
     .sign = sign,

@@ -221,6 +221,8 @@ int64_t sp_cpu_row_floats(int64_t n);
 
 /* The dtypes t computes, comma-separated ("fp16, int8"), into buf; returns buf. */
 const char *sp_target_dtypes(const sp_target *t, char *buf, size_t len);
+/* The same of the dtypes the kernels of t's kind take (sp_kind_info.kernels). */
+const char *sp_kernel_dtypes(const sp_target *t, char *buf, size_t len);
 
 /* The micro-tile a CPU target's generator uses when the space names none:
  * the tile with the most FMAs per load, mr*nv / (mr + nv), whose mr x nv
@@ -236,12 +238,15 @@ bool sp_micro_fits(const sp_target *t, sp_micro u);
 
 /* What the rest of the engine knows of a kind of target: its name in
  * scripts, the same with its article for messages, the dtype a problem
- * takes when it names none, whether its configs carry a register
- * micro-tile (mr x nr). */
+ * takes when it names none, the dtypes its generated kernels take, whether
+ * its configs carry a register micro-tile (mr x nr). */
 typedef struct {
     const char *name;  /* "npu", "cpu" */
     const char *a;     /* "an npu", "a cpu" */
     sp_dtype dtype;    /* fp16 on an NPU, fp32 on a CPU */
+    unsigned kernels;  /* 1 << d for each dtype d its kernels take: an NPU's (and the
+                        * simulator) fp16 and int8, whatever else its cube has a
+                        * rate for (the model computes that alone) */
     bool micro;        /* CPUs */
 } sp_kind_info;
 

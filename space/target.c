@@ -17,18 +17,32 @@ int64_t sp_cpu_row_floats(int64_t n)
     return w / 16 % 2 ? w : w + 16;
 }
 
-const char *sp_target_dtypes(const sp_target *t, char *buf, size_t len)
+/* The dtypes d for which has(t, d), comma-separated, into buf. */
+static const char *dtypes(const sp_target *t, bool (*has)(const sp_target *, sp_dtype), char *buf,
+                          size_t len)
 {
-    size_t used = 0;
+    sp_text o = {buf, len, 0};
     if (len)
         buf[0] = '\0';
-    for (int d = 0; d < SP_NDTYPE && used < len; d++)
-        if (sp_target_computes(t, (sp_dtype)d)) {
-            int w = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", sp_dtype_name(d));
-            if (w > 0)
-                used += (size_t)w;
-        }
+    for (int d = 0; d < SP_NDTYPE; d++)
+        if (has(t, (sp_dtype)d))
+            sp_put(&o, "%s%s", o.used ? ", " : "", sp_dtype_name(d));
     return buf;
+}
+
+static bool kernel_takes(const sp_target *t, sp_dtype d)
+{
+    return sp_target_kind(t)->kernels & 1u << d;
+}
+
+const char *sp_target_dtypes(const sp_target *t, char *buf, size_t len)
+{
+    return dtypes(t, sp_target_computes, buf, len);
+}
+
+const char *sp_kernel_dtypes(const sp_target *t, char *buf, size_t len)
+{
+    return dtypes(t, kernel_takes, buf, len);
 }
 
 bool sp_target_check(const sp_target *t, char *err, size_t errlen)

@@ -157,6 +157,19 @@ run 1 impossible.lua
 same "impossible space" "$err" "npu-tune: impossible.lua:3: space: no legal config for big 512x768x3072 on ascend910 (294912 candidates, all illegal); see npu-tune model --target ascend910 --shape 512x768x3072"
 absent "output of an impossible space" "$work/out"
 
+# --- an NPU's fp32 cube rate: the model ranks fp32, no NPU kernel takes it ---
+cat >"$work/wide.lua" <<'EOF'
+target { base = "ascend910", name = "wide", macs = { fp32 = 1024 } }
+matmul { name = "p", dtype = "fp32", shapes = { {64, 64, 64} } }
+tune { budget = 2, results = "out/wide.csv", table = "out/wide-table.csv" }
+EOF
+run 1 wide.lua
+same "fp32 on an npu" "$err" "npu-tune: wide.lua:2: matmul: dtype 'fp32' runs on target 'wide' under measure = \"model\" only: npu kernels take fp16, int8"
+absent "output of fp32 on an npu" "$work/out"
+sed -i 's/budget = 2,/budget = 2, measure = "model",/' "$work/wide.lua"
+run 0 --quiet wide.lua
+rm -rf "$work/out"
+
 # --- a constraint that rejects everything ---
 cat >"$work/picky.lua" <<'EOF'
 target "ascend910"

@@ -1,6 +1,7 @@
 /* kinds.c — the generator of each kind of target: cg_kernel_text gives an
  * NPU's kernel program and a CPU's C source, refuses illegal configs with
- * their rules, and only a CPU's journals sign the kernels they time. */
+ * their rules and dtypes the kind's kernels do not take, and only a CPU's
+ * journals sign the kernels they time. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <stdlib.h>
 
@@ -82,9 +83,41 @@ static void cpu(void)
     CHECK(strcmp(o, a) != 0);
 }
 
+/* Each kind's kernels take the dtypes its registry entry says
+ * (sp_kind_info.kernels), and no other, of those its target computes: the
+ * model's best config for each is generated, or refused naming the dtype. */
+static void dtypes(void)
+{
+    sp_target wide = fx_ascend910(), box = fx_box();
+    wide.macs[SP_FP32] = 1024, wide.macs[SP_BF16] = 2048; /* the cube computes every dtype */
+    const sp_target *targets[] = {&wide, &box};
+    int32_t one = 1;
+    sp_space s = {.strategy = {true, true, true}, .double_buffer = {true, false},
+                  .cores = {&one, 1}, .split = {SP_SPLIT_M}, .nsplit = 1};
+    for (size_t i = 0; i < sizeof targets / sizeof *targets; i++)
+        for (int d = 0; d < SP_NDTYPE; d++) {
+            const sp_target *t = targets[i];
+            sp_problem p = fx_problem(64, 48, 32, 1, (sp_dtype)d);
+            sp_candidate best;
+            if (!sp_target_computes(t, p.dtype))
+                continue;
+            if (!CHECK_INT(sp_rank_top(t, &p, &s, SP_BY_TIME, 1, &best, NULL), 1))
+                continue;
+            char err[1024] = "", what[96];
+            char *text = cg_kernel_text(t, &p, &best.config, err, sizeof err);
+            snprintf(what, sizeof what, "%s kernel of %s", sp_dtype_name(d), t->name);
+            bool takes = sp_target_kind(t)->kernels & 1u << d;
+            check_int(text != NULL, takes, what, __FILE__, __LINE__);
+            if (!takes)
+                CHECK_HAS(err, sp_dtype_name(d));
+            free(text);
+        }
+}
+
 int main(void)
 {
     npu();
     cpu();
+    dtypes();
     return CHECK_DONE();
 }

@@ -16,6 +16,10 @@ static const ls_options opts = {.measures = measures, .default_measure = "model"
                                 .searches = searches, .default_search = "model"};
 static const ls_options opts_cmd = {.measures = measures_cmd, .default_measure = "model",
                                     .searches = searches, .default_search = "model"};
+/* The CLI's tuning run: the simulator unless the script says otherwise. */
+static const char *const measures_sim[] = {"model", "sim", "command", NULL};
+static const ls_options opts_sim = {.measures = measures_sim, .default_measure = "sim",
+                                    .searches = searches, .default_search = "model"};
 
 static char tmpdir[] = "/tmp/npu-tune-script-XXXXXX";
 static char err[LS_ERR_MAX];
@@ -594,6 +598,29 @@ static void test_bad(void)
     ls_close(s);
 }
 
+/* An NPU whose cube has an fp32 or bf16 rate computes them for the model,
+ * but NPU kernels (and the simulator that runs them) take fp16 and int8: a
+ * script with a measure that runs kernels is refused at its matmul. */
+static void test_npu_dtypes(void)
+{
+#define WIDE "target { base = \"ascend910\", name = \"wide\", macs = { fp32 = 1024, bf16 = 2048 } }\n"
+#define MM_OF(d) "matmul { name = \"x\", dtype = \"" d "\", shapes = { {64, 64, 64} } }\n"
+    BAD_WITH(&opts_sim, WIDE MM_OF("fp32"),
+             "bad.lua:2: matmul: dtype 'fp32' runs on target 'wide' under measure = \"model\" "
+             "only: npu kernels take fp16, int8");
+    BAD_WITH(&opts_sim, WIDE MM_OF("bf16") "tune { measure = \"sim\" }\n",
+             "bad.lua:2: matmul: dtype 'bf16' runs on target 'wide' under measure = \"model\" "
+             "only: npu kernels take fp16, int8");
+    BAD_WITH(&opts_sim, WIDE "tune { measure = { command = \"./board {kernel}\" } }\n" MM_OF("fp32"),
+             "bad.lua:3: matmul: dtype 'fp32' runs on target 'wide' under measure = \"model\" "
+             "only: npu kernels take fp16, int8");
+    CHECK(run_text(&opts_sim, "wide.lua", WIDE MM_OF("fp32") "tune { measure = \"model\" }\n"));
+    CHECK(run_text(&opts, "wide.lua", WIDE MM_OF("bf16"))); /* the model by default */
+    CHECK(run_text(&opts_sim, "wide.lua", WIDE MM_OF("int8")));
+#undef WIDE
+#undef MM_OF
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -608,6 +635,7 @@ int main(void)
     test_defaults();
     test_constraint();
     test_bad();
+    test_npu_dtypes();
     rmdir(tmpdir);
     return CHECK_DONE();
 }
