@@ -1,5 +1,5 @@
-/* target.c — target tables <-> sp_target through one table of field
- * descriptors, and the built-in targets embedded from targets.lua. */
+/* target.c — target tables <-> sp_target through space's table of target
+ * fields, and the built-in targets embedded from targets.lua. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,112 +14,8 @@
 extern const char ls_targets_lua[];
 extern const size_t ls_targets_lua_len;
 
-typedef enum { F_NAME, F_KIND, F_INT, F_I64, F_NUM } field_type;
-
-typedef struct {
-    const char *name; /* dotted: "gm_l1.bandwidth" */
-    field_type type;
-    size_t off;       /* in sp_target */
-    bool optional;    /* may be missing from a complete table (stays 0) */
-} field;
-
-#define OFF(m) offsetof(sp_target, m)
-#define MACS(d) (OFF(macs) + (size_t)(d) * sizeof(double))
-#define BUF(b) (OFF(buf_bytes) + (size_t)(b) * sizeof(int64_t))
-#define ALIGN(b) (OFF(buf_align) + (size_t)(b) * sizeof(int))
-#define PATH(p, m) (OFF(path) + (size_t)(p) * sizeof(sp_copy_path) + offsetof(sp_copy_path, m))
-#define CPU(m) (OFF(cpu) + offsetof(sp_cpu, m))
-#define CACHE(l) (CPU(cache) + (size_t)(l) * sizeof(int64_t))
-
-/* The fields of every target, then those of each kind, in the order
- * "missing" is reported. */
-static const field common[] = {
-    {"name", F_NAME, OFF(name), false},
-    {"kind", F_KIND, OFF(kind), true},
-    {"cores", F_INT, OFF(cores), false},
-    {"clock_mhz", F_NUM, OFF(clock_mhz), false},
-};
-
-static const field npu_fields[] = {
-    {"macs.fp16", F_NUM, MACS(SP_FP16), false},
-    {"macs.int8", F_NUM, MACS(SP_INT8), false},
-    {"macs.fp32", F_NUM, MACS(SP_FP32), true},
-    {"macs.bf16", F_NUM, MACS(SP_BF16), true},
-    {"l1", F_I64, BUF(SP_L1), false},
-    {"l0a", F_I64, BUF(SP_L0A), false},
-    {"l0b", F_I64, BUF(SP_L0B), false},
-    {"l0c", F_I64, BUF(SP_L0C), false},
-    {"ub", F_I64, BUF(SP_UB), false},
-    {"align.l1", F_INT, ALIGN(SP_L1), false},
-    {"align.l0a", F_INT, ALIGN(SP_L0A), false},
-    {"align.l0b", F_INT, ALIGN(SP_L0B), false},
-    {"align.l0c", F_INT, ALIGN(SP_L0C), false},
-    {"align.ub", F_INT, ALIGN(SP_UB), false},
-    {"gm_l1.bandwidth", F_NUM, PATH(SP_GM_L1, bandwidth), false},
-    {"gm_l1.latency", F_NUM, PATH(SP_GM_L1, latency), false},
-    {"l1_l0a.bandwidth", F_NUM, PATH(SP_L1_L0A, bandwidth), false},
-    {"l1_l0a.latency", F_NUM, PATH(SP_L1_L0A, latency), false},
-    {"l1_l0b.bandwidth", F_NUM, PATH(SP_L1_L0B, bandwidth), false},
-    {"l1_l0b.latency", F_NUM, PATH(SP_L1_L0B, latency), false},
-    {"l0c_ub.bandwidth", F_NUM, PATH(SP_L0C_UB, bandwidth), false},
-    {"l0c_ub.latency", F_NUM, PATH(SP_L0C_UB, latency), false},
-    {"ub_gm.bandwidth", F_NUM, PATH(SP_UB_GM, bandwidth), false},
-    {"ub_gm.latency", F_NUM, PATH(SP_UB_GM, latency), false},
-    {"gm_bandwidth", F_NUM, OFF(gm_bandwidth), false},
-    {"events", F_INT, OFF(events), false},
-};
-
-static const field cpu_fields[] = {
-    {"simd_floats", F_INT, CPU(simd_floats), false},
-    {"vregs", F_INT, CPU(vregs), false},
-    {"fma_units", F_INT, CPU(fma_units), false},
-    {"load_ports", F_INT, CPU(load_ports), false},
-    {"l1", F_I64, CACHE(SP_CL1), false},
-    {"l2", F_I64, CACHE(SP_CL2), false},
-    {"l3", F_I64, CACHE(SP_CL3), false},
-    {"bandwidth.l2", F_NUM, CPU(bw_l2), false},
-    {"bandwidth.l3", F_NUM, CPU(bw_l3), false},
-    {"bandwidth.mem", F_NUM, CPU(bw_mem), false},
-    {"bandwidth.mem_shared", F_NUM, CPU(bw_mem_shared), false},
-    {"fork_join", F_NUM, CPU(fork_join), true},
-};
-
-#define NCOMMON (sizeof common / sizeof common[0])
-#define FIELDS_MAX 64 /* fields of one kind, the common ones included */
-
-/* A kind's fields, which do not compile when there are more than FIELDS_MAX
- * with the common ones. */
-#define KIND_FIELDS(a) \
-    {a, sizeof a / sizeof a[0] + 0 * sizeof(char[NCOMMON + sizeof a / sizeof a[0] <= FIELDS_MAX ? 1 : -1])}
-
-/* The script's side of the registry of kinds (space/kinds.c): the fields of
- * each kind's target tables. */
-static const struct {
-    const field *f;
-    size_t n;
-} kinds[SP_NKIND] = {
-    [SP_NPU] = KIND_FIELDS(npu_fields),
-    [SP_CPU] = KIND_FIELDS(cpu_fields),
-};
-
-/* Field i of kind k (the common ones first); NULL past its last. */
-static const field *field_of(int k, size_t i)
-{
-    if (i < NCOMMON)
-        return &common[i];
-    i -= NCOMMON;
-    return i < kinds[k].n ? &kinds[k].f[i] : NULL;
-}
-
-/* The index of kind k's field named dotted, or -1. */
-static long find(int k, const char *dotted)
-{
-    const field *f;
-    for (size_t i = 0; (f = field_of(k, i)); i++)
-        if (strcmp(f->name, dotted) == 0)
-            return (long)i;
-    return -1;
-}
+/* Every kind of target, as a mask of sp_target_field.kinds. */
+#define ANY_KIND (~0u)
 
 /* "\"npu\" or \"cpu\"": what a table's kind may be. */
 static const char *kind_names(char *buf, size_t len)
@@ -127,14 +23,20 @@ static const char *kind_names(char *buf, size_t len)
     return sp_names_quoted(sp_kind_name, ", ", " or ", buf, len);
 }
 
-/* Field and group names ("macs", "gm_l1", ...) of kind k that can follow
- * prefix (NULL for the top level), as full dotted names, for suggestions. */
-static size_t names_under(const char *prefix, int k, const char **out, char groups[][32])
+/* The fields of a target table: space's one table of them (space/figures.c). */
+static const sp_target_field *const fields = sp_target_fields;
+enum { NFIELDS = SP_TARGET_NFIELDS };
+
+/* Field and group names ("macs", "gm_l1", ...) that can follow prefix
+ * (NULL for the top level), as full dotted names, for suggestions. */
+static size_t names_under(const char *prefix, unsigned kind, const char **out,
+                          char groups[][32])
 {
     size_t n = 0, plen = prefix ? strlen(prefix) : 0;
-    const field *fd;
-    for (size_t i = 0; (fd = field_of(k, i)); i++) {
-        const char *f = fd->name;
+    for (size_t i = 0; i < NFIELDS; i++) {
+        const char *f = fields[i].name;
+        if (!(fields[i].kinds & kind))
+            continue;
         if (prefix && !(strncmp(f, prefix, plen) == 0 && f[plen] == '.'))
             continue;
         const char *rest = prefix ? f + plen + 1 : f;
@@ -155,24 +57,22 @@ static size_t names_under(const char *prefix, int k, const char **out, char grou
     return n;
 }
 
-/* Whether dotted names a group of kind k's fields ("gm_l1"). */
-static bool is_group(const char *dotted, int k)
+static bool is_group(const char *dotted, unsigned kind)
 {
     size_t len = strlen(dotted);
-    const field *f;
-    for (size_t i = 0; (f = field_of(k, i)); i++)
-        if (strncmp(f->name, dotted, len) == 0 && f->name[len] == '.')
+    for (size_t i = 0; i < NFIELDS; i++)
+        if ((fields[i].kinds & kind) && strncmp(fields[i].name, dotted, len) == 0 && fields[i].name[len] == '.')
             return true;
     return false;
 }
 
 /* Stores the value at the top of the stack into field f of t. */
-static bool store(lua_State *L, const field *f, sp_target *t, char *err, size_t errlen)
+static bool store(lua_State *L, const sp_target_field *f, sp_target *t, char *err, size_t errlen)
 {
     char *p = (char *)t + f->off;
     lua_Integer i;
     switch (f->type) {
-    case F_NAME: {
+    case SP_FIELD_NAME: {
         size_t len;
         if (lua_type(L, -1) != LUA_TSTRING) {
             snprintf(err, errlen, "field '%s' must be a string", f->name);
@@ -191,31 +91,31 @@ static bool store(lua_State *L, const field *f, sp_target *t, char *err, size_t 
         snprintf(p, SP_NAME_MAX, "%s", s);
         return true;
     }
-    case F_KIND: {
+    case SP_FIELD_KIND: {
         int k = lua_type(L, -1) == LUA_TSTRING ? sp_kind_parse(lua_tostring(L, -1)) : -1;
-        char names[64];
         if (k < 0) {
+            char names[64];
             snprintf(err, errlen, "field 'kind' must be %s", kind_names(names, sizeof names));
             return false;
         }
         *(uint8_t *)p = (uint8_t)k;
         return true;
     }
-    case F_INT:
+    case SP_FIELD_INT:
         if (!ls_get_int(L, -1, &i) || i < -2147483647 || i > 2147483647) {
             snprintf(err, errlen, "field '%s' must be an integer", f->name);
             return false;
         }
         *(int *)(void *)p = (int)i;
         return true;
-    case F_I64:
+    case SP_FIELD_I64:
         if (!ls_get_int(L, -1, &i)) {
             snprintf(err, errlen, "field '%s' must be an integer", f->name);
             return false;
         }
         *(int64_t *)(void *)p = (int64_t)i;
         return true;
-    case F_NUM:
+    case SP_FIELD_NUM:
         if (lua_type(L, -1) != LUA_TNUMBER || !isfinite((double)lua_tonumber(L, -1))) {
             snprintf(err, errlen, "field '%s' must be a number", f->name);
             return false;
@@ -230,6 +130,7 @@ static bool store(lua_State *L, const field *f, sp_target *t, char *err, size_t 
 static bool read_level(lua_State *L, int idx, const char *prefix, const char *skip, int k,
                        sp_target *t, bool *seen, char *err, size_t errlen)
 {
+    unsigned kind = 1u << k;
     int top = lua_gettop(L);
     lua_pushnil(L);
     while (lua_next(L, idx)) {
@@ -246,15 +147,17 @@ static bool read_level(lua_State *L, int idx, const char *prefix, const char *sk
             continue;
         }
         snprintf(dotted, sizeof dotted, "%s%s%.60s", prefix ? prefix : "", prefix ? "." : "", key);
-        long i = find(k, dotted);
-        bool foreign = false; /* a field of another kind? */
-        for (int o = 0; o < SP_NKIND; o++)
-            foreign |= is_group(dotted, o) || find(o, dotted) >= 0;
+        size_t i = 0;
+        while (i < NFIELDS && !(strcmp(fields[i].name, dotted) == 0 && (fields[i].kinds & kind)))
+            i++;
+        bool foreign = is_group(dotted, ANY_KIND); /* a field of the other kind? */
+        for (size_t j = 0; j < NFIELDS; j++)
+            foreign |= strcmp(fields[j].name, dotted) == 0;
         bool ok;
-        if (i >= 0) {
-            ok = store(L, field_of(k, (size_t)i), t, err, errlen);
+        if (i < NFIELDS) {
+            ok = store(L, &fields[i], t, err, errlen);
             seen[i] = true;
-        } else if (is_group(dotted, k)) {
+        } else if (is_group(dotted, kind)) {
             ok = lua_istable(L, -1);
             if (!ok)
                 snprintf(err, errlen, "field '%s' must be a table", dotted);
@@ -265,9 +168,9 @@ static bool read_level(lua_State *L, int idx, const char *prefix, const char *sk
                      sp_kind_name(k));
             ok = false;
         } else {
-            const char *cands[FIELDS_MAX];
-            char groups[FIELDS_MAX][32];
-            size_t n = names_under(prefix, k, cands, groups);
+            const char *cands[NFIELDS];
+            char groups[NFIELDS][32];
+            size_t n = names_under(prefix, kind, cands, groups);
             const char *hint = ls_suggest(dotted, cands, n);
             if (hint)
                 snprintf(err, errlen, "unknown field '%s' (did you mean '%s'?)", dotted, hint);
@@ -289,8 +192,7 @@ static bool read_level(lua_State *L, int idx, const char *prefix, const char *sk
 bool ls_target_read(lua_State *L, int idx, sp_target *t, bool complete, const char *skip,
                     char *err, size_t errlen)
 {
-    bool seen[FIELDS_MAX] = {false};
-    char names[64];
+    bool seen[NFIELDS] = {false};
     /* The kind decides which fields exist: the table's own `kind`, else the
      * kind of the target being overridden, else the registry's first (an
      * NPU, as a target with no kind is). */
@@ -302,6 +204,7 @@ bool ls_target_read(lua_State *L, int idx, sp_target *t, bool complete, const ch
     /* Judged before the other fields, whose meaning depends on it (and
      * which lua_next visits in no fixed order). */
     if (type != LUA_TNIL && given < 0) {
+        char names[64];
         snprintf(err, errlen, "field 'kind' must be %s", kind_names(names, sizeof names));
         return false;
     }
@@ -312,12 +215,12 @@ bool ls_target_read(lua_State *L, int idx, sp_target *t, bool complete, const ch
     }
     if (given >= 0)
         k = given;
+    unsigned kind = 1u << k;
     if (!read_level(L, idx, NULL, skip, k, t, seen, err, errlen))
         return false;
-    const field *f;
-    for (size_t i = 0; complete && (f = field_of(k, i)); i++)
-        if (!seen[i] && !f->optional) {
-            snprintf(err, errlen, "field '%s' is missing", f->name);
+    for (size_t i = 0; complete && i < NFIELDS; i++)
+        if (!seen[i] && !fields[i].optional && (fields[i].kinds & kind)) {
+            snprintf(err, errlen, "field '%s' is missing", fields[i].name);
             return false;
         }
     return true;

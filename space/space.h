@@ -208,6 +208,49 @@ const sp_dtype_info *sp_dtype_get(sp_dtype d);
  * offending field into err and returns false. */
 bool sp_target_check(const sp_target *t, char *err, size_t errlen);
 
+/* ---- a target's figures as data (figures.c) ---- */
+
+/* The type of a target field's value. */
+typedef enum { SP_FIELD_NAME, SP_FIELD_KIND, SP_FIELD_INT, SP_FIELD_I64, SP_FIELD_NUM } sp_field_type;
+
+/* One field of a target, named as scripts and files name it. */
+typedef struct {
+    const char *name; /* dotted: "gm_l1.bandwidth" */
+    uint8_t type;     /* sp_field_type: a name, the kind, an int, an int64_t, a double */
+    size_t off;       /* where it is in sp_target */
+    unsigned kinds;   /* bit 1 << k for each sp_kind k that has it */
+    bool optional;    /* may be left out (stays 0) */
+} sp_target_field;
+
+#define SP_TARGET_NFIELDS 42
+/* Every field of a target: the name, the kind, then the figures, in the order
+ * a missing one is reported and the text below lists them. Scripts read
+ * targets through this table, files write and read them through it. */
+extern const sp_target_field sp_target_fields[];
+
+/* Room for any target's text (sp_target_print), its terminator included. */
+#define SP_TARGET_TEXT_MAX 2048
+
+/* The target as one line of words: its name, then `key=value` for every
+ * field of its kind (kind first), single spaces, no newline; integers in
+ * decimal, numbers in the shortest form that reads back the same. Like
+ * snprintf: returns the length it needs, whatever len is. */
+size_t sp_target_print(char *buf, size_t len, const sp_target *t);
+
+/* Reads a target from the words sp_target_print writes: words[0] is the
+ * name (1 to SP_NAME_MAX - 1 characters from A-Z a-z 0-9 _ . -), then
+ * `key=value` in any order: each field of the target's kind (kind, npu when
+ * left out) at most once, all but the optional ones, integers in decimal
+ * within their type, numbers finite; then sp_target_check. False with one
+ * line in err naming the target and the word or field ("target 'x': field
+ * 'cores' given twice"); *t is then unspecified. */
+bool sp_target_scan(char *const *words, size_t n, sp_target *t, char *err, size_t errlen);
+
+/* Whether a and b are the same target: name, kind and every field of the
+ * kind equal. If not and why is not NULL, says which differs first ("field
+ * 'cores' is 8, not 32": a's value, then b's). */
+bool sp_target_same(const sp_target *a, const sp_target *b, char *why, size_t whylen);
+
 /* Whether target t computes dtype d (NPU: a cube rate; CPU: sp_cpu_computes). */
 bool sp_target_computes(const sp_target *t, sp_dtype d);
 
