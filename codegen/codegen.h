@@ -78,9 +78,11 @@ typedef struct {
     size_t n, cap;
 } cg_core;
 
-/* A kernel: what it computes, the GM tensors, one program per core. */
+/* A kernel: its target, what it computes, the GM tensors, one program per core. */
 typedef struct {
-    char target[SP_NAME_MAX];
+    sp_target target;     /* its name, and its figures when `figures` */
+    bool figures;         /* target holds the figures (cg_generate, format 2), not only
+                           * the name of a built-in target (format 1) */
     sp_problem problem;   /* M, N, K, batch (batch is expanded in the code) */
     sp_config config;
     cg_buf tensors[3];    /* A (M x K, batch*M rows), B (K x N, batch*K rows), C */
@@ -109,11 +111,14 @@ size_t cg_kernel_size(const cg_kernel *k);
 
 /* ---- text format (format.c) ---- */
 
-/* Writes the kernel as text; false (errno set) if writing failed. */
+/* Writes the kernel as text, format 2 (the target's figures on its target
+ * line) when k->figures, else format 1; false (errno set) if writing failed. */
 bool cg_print(FILE *f, const cg_kernel *k);
 
-/* Parses a kernel from text. False with "NAME:LINE: message" in err (NAME is
- * the name given for the input, e.g. its path); k is left empty on failure. */
+/* Parses a kernel from text, of format 2 (k->figures set, the figures read
+ * and checked as a script's target) or 1 (the target's name only). False
+ * with "NAME:LINE: message" in err (NAME is the name given for the input,
+ * e.g. its path); k is left empty on failure. */
 bool cg_parse(FILE *f, const char *name, cg_kernel *k, char *err, size_t errlen);
 
 /* ---- generator (generate.c) ---- */

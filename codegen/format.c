@@ -10,12 +10,14 @@
 
 #define LINE_MAX_BYTES 4095      /* longest accepted line, newline excluded */
 #define READ_CHUNK (1 << 16)     /* bytes per fread */
-#define MAX_TOKENS 8             /* the longest statement (config) has 8 */
+#define MAX_TOKENS (SP_TARGET_NFIELDS + 1) /* the longest statement: a target line
+                                          * of format 2, every field and the keyword */
+#define FORMAT 2                 /* the version written when the kernel has its figures */
 #define MAX_BUFS 32767           /* cg_operand.buf is an int16_t */
 #define PROBLEM_NAME_MAX 40
 #define BUF_NAME_MAX 15
 #define OUT_CHUNK (1 << 16)
-#define OUT_LINE_ROOM 1024       /* more than any printed line needs */
+#define OUT_LINE_ROOM (SP_TARGET_TEXT_MAX + 64) /* more than any printed line needs */
 
 static const char *const tensor_names[3] = {"A", "B", "C"};
 
@@ -168,8 +170,13 @@ bool cg_print(FILE *f, const cg_kernel *k)
     const sp_config *cf = &k->config;
 
     char *p = out_line(&o);
-    p = put_str(p, "npu-kernel 1\ntarget ");
-    p = put_name(p, k->target, sizeof k->target);
+    p = put_str(p, k->figures ? "npu-kernel 2\ntarget " : "npu-kernel 1\ntarget ");
+    if (k->figures) {
+        size_t n = sp_target_print(p, SP_TARGET_TEXT_MAX, &k->target);
+        p += n < SP_TARGET_TEXT_MAX ? n : SP_TARGET_TEXT_MAX - 1;
+    } else {
+        p = put_name(p, k->target.name, sizeof k->target.name);
+    }
     p = put_str(p, "\nproblem ");
     p = put_name(p, pr->name, sizeof pr->name);
     *p++ = ' ';
@@ -313,6 +320,7 @@ typedef struct {
     size_t errlen;
     uint32_t line;
     uint32_t config_line;
+    int format;     /* the file's version, 1 or 2 */
     cg_kernel k;
     int cores_cap;
     int in_elem, acc_elem;
@@ -495,6 +503,34 @@ static bool is_ident(const char *t, size_t n)
 
 /* ---- header ---- */
 
+/* Format 1: `target NAME`, a built-in target's name; format 2: `target NAME
+ * key=value ...`, its figures. */
+static bool parse_target(parser *ps)
+{
+    char **t = ps->tok;
+    cg_kernel *k = &ps->k;
+    if (ps->format == 1) {
+        if (ps->nt != 2)
+            return fail(ps, "expected 'target NAME' (format 1 names a built-in target)");
+        size_t n = strlen(t[1]);
+        if (n > SP_NAME_MAX - 1 || !name_chars(t[1], n, false))
+            return fail(ps, "bad target name '%s' ([A-Za-z0-9_.-], 1 to %d characters)",
+                        show(t[1]).s, SP_NAME_MAX - 1);
+        memcpy(k->target.name, t[1], n);
+        return true;
+    }
+    if (ps->nt > MAX_TOKENS)
+        return fail(ps, "more than %d figures on the target line", SP_TARGET_NFIELDS - 1);
+    char why[256];
+    if (!sp_target_scan(t + 1, (size_t)ps->nt - 1, &k->target, why, sizeof why))
+        return fail(ps, "%s", why);
+    if (k->target.kind != SP_NPU)
+        return fail(ps, "target '%s' is a %s target; kernels run on %s targets",
+                    k->target.name, sp_kind_name(k->target.kind), sp_kind_name(SP_NPU));
+    k->figures = true;
+    return true;
+}
+
 static const char *const header_words[7] = {"npu-kernel", "target", "problem", "config",
                                             "tensor A", "tensor B", "tensor C"};
 
@@ -508,20 +544,13 @@ static bool parse_header(parser *ps, int state)
     switch (state) {
     case 0:
         if (ps->nt != 2)
-            return fail(ps, "expected 'npu-kernel 1'");
-        if (!is_word(t[1], "1"))
+            return fail(ps, "expected 'npu-kernel %d'", FORMAT);
+        if (!is_word(t[1], "1") && !is_word(t[1], "2"))
             return fail(ps, "unsupported format version %s", show(t[1]).s);
+        ps->format = t[1][0] - '0';
         return true;
-    case 1: {
-        if (ps->nt != 2)
-            return fail(ps, "expected 'target NAME'");
-        size_t n = strlen(t[1]);
-        if (n > SP_NAME_MAX - 1 || !name_chars(t[1], n, false))
-            return fail(ps, "bad target name '%s' ([A-Za-z0-9_.-], 1 to %d characters)",
-                        show(t[1]).s, SP_NAME_MAX - 1);
-        memcpy(k->target, t[1], n);
-        return true;
-    }
+    case 1:
+        return parse_target(ps);
     case 2: {
         if (ps->nt != 7)
             return fail(ps, "expected 'problem NAME DTYPE M= N= K= batch='");

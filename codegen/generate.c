@@ -321,7 +321,8 @@ bool cg_generate(const sp_target *t, const sp_problem *p, const sp_config *c, cg
     }
     g.piece = (int)(fit < c->m ? fit : c->m);
 
-    snprintf(k->target, sizeof k->target, "%s", t->name);
+    k->target = *t;
+    k->figures = true;
     k->problem = *p;
     k->config = *c;
     k->tensors[0] = (cg_buf){"A", CG_GM, g.in_elem, 0, (int32_t)(p->batch * p->M), (int32_t)p->K};

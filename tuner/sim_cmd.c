@@ -1,5 +1,6 @@
 /* sim_cmd.c — `npu-tune sim KERNEL`: runs a kernel file on the built-in
- * simulator and reports cycles, pipe use, bytes per path and the check. */
+ * simulator, on the target its file describes (or names), and reports cycles,
+ * pipe use, bytes per path and the check. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -143,7 +144,10 @@ int tn_sim(int argc, char **argv)
         cg_kernel_free(&k);
         return TN_ERROR;
     }
-    if (!ls_builtin_target(k.target, &t, why, sizeof why)) {
+    /* format 2 carries its target's figures; format 1 names a built-in target */
+    if (k.figures) {
+        t = k.target;
+    } else if (!ls_builtin_target(k.target.name, &t, why, sizeof why)) {
         tn_error("%s: %s", path, why);
         cg_kernel_free(&k);
         return TN_ERROR;

@@ -118,7 +118,8 @@ same "journal backend" "$(sed -n 2p "$work/results/bert.csv" | cut -d, -f17-18,2
 # --- gen and sim: a kernel file, simulated and checked ---
 run 0 gen --target ascend910 --shape 100x70x50 --strategy OS --tile 32x32x32 --double-buffer on --cores 2 --split M -o k/os.npu
 same "gen writes nothing on stdout" "$out" ""
-same "kernel header" "$(head -n 1 "$work/k/os.npu")" "npu-kernel 1"
+same "kernel header" "$(head -n 1 "$work/k/os.npu")" "npu-kernel 2"
+has "kernel target" "$(sed -n 2p "$work/k/os.npu")" "target ascend910 kind=npu cores=32 clock_mhz=1000 "
 run 0 sim k/os.npu --check --trace k/trace.json
 has "sim cycles" "$out" "cycles: "
 has "sim check" "$out" "check: ok, C equals the reference matmul"
@@ -132,9 +133,9 @@ awk '/wait_flag MTE2 MTE1/ && !done { done = 1; next } { print }' "$work/k/os.np
 run 1 sim k/broken.npu --check
 has "hazard caught" "$err" "npu-tune: k/broken.npu: core 0 #"
 has "hazard named" "$err" "reads L1 written by MTE2"
-printf 'npu-kernel 2\n' >"$work/k/v2.npu"
-run 1 sim k/v2.npu
-same "bad kernel" "$err" "npu-tune: k/v2.npu:1: unsupported format version 2"
+printf 'npu-kernel 3\n' >"$work/k/v3.npu"
+run 1 sim k/v3.npu
+same "bad kernel" "$err" "npu-tune: k/v3.npu:1: unsupported format version 3"
 run 1 sim k/none.npu
 same "no kernel" "$err" "npu-tune: cannot open 'k/none.npu': No such file or directory"
 run 2 sim

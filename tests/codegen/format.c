@@ -1,17 +1,21 @@
 /* format.c — the kernel text format (codegen/format.c): round trips of the
- * fixture and generated kernels, every class of malformed input, a fuzz loop, speed. */
+ * fixture and generated kernels, with and without their target's figures, every
+ * class of malformed input, a fuzz loop, speed. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "check.h"
 #include "codegen.h"
+#include "fixtures.h"
 
 #ifndef FORMAT_KERNELS_DIR
 #error "FORMAT_KERNELS_DIR must name tests/kernels"
 #endif
 
-static const char *const fixtures[] = {"os_db.npu", "two_core.npu", "tail_int8.npu"};
+static const char *const fixtures[] = {"os_db.npu", "two_core.npu", "tail_int8.npu",
+                                       "figures.npu"};
+#define NFIXTURES ((int)(sizeof fixtures / sizeof *fixtures))
 
 /* ---- helpers ---- */
 
@@ -104,7 +108,9 @@ static bool kernel_eq(const cg_kernel *a, const cg_kernel *b)
 {
     const sp_problem *p = &a->problem, *q = &b->problem;
     const sp_config *c = &a->config, *d = &b->config;
-    if (strncmp(a->target, b->target, sizeof a->target) != 0 ||
+    if (a->figures != b->figures ||
+        (a->figures ? !sp_target_same(&a->target, &b->target, NULL, 0)
+                    : strncmp(a->target.name, b->target.name, sizeof a->target.name) != 0) ||
         strncmp(p->name, q->name, sizeof p->name) != 0 || p->dtype != q->dtype ||
         p->M != q->M || p->N != q->N || p->K != q->K || p->batch != q->batch ||
         c->m != d->m || c->n != d->n || c->k != d->k || c->cores != d->cores ||
@@ -176,7 +182,7 @@ static text strip_comment_lines(const text *in)
 
 static void test_fixtures(void)
 {
-    for (size_t i = 0; i < sizeof fixtures / sizeof *fixtures; i++) {
+    for (int i = 0; i < NFIXTURES; i++) {
         char err[256];
         cg_kernel k;
         text t = read_path(fixtures[i]);
@@ -190,7 +196,8 @@ static void test_fixtures(void)
         text out = print_mem(&k);
         CHECK_STR(out.s, body.s);
         round_trip(&k, fixtures[i]);
-        CHECK_STR(k.target, "ascend910");
+        CHECK_STR(k.target.name, i == 3 ? "tiny-npu" : "ascend910");
+        CHECK_INT(k.figures, i == 3);
         CHECK_INT(k.ncores, k.config.cores);
 
         if (i == 0) { /* os_db.npu */
@@ -211,6 +218,16 @@ static void test_fixtures(void)
             CHECK_INT(st->d.buf, -3);
             CHECK_INT(st->d.r0, 32);
             CHECK_INT(st->d.rows, 32);
+        } else if (i == 3) { /* figures.npu: two_core.npu on a target of its own */
+            CHECK_INT(k.target.kind, SP_NPU);
+            CHECK_INT(k.target.cores, 2);
+            CHECK_DBL(k.target.clock_mhz, 750.5);
+            CHECK_INT(k.target.buf_bytes[SP_L0C], 4096);
+            CHECK_INT(k.target.buf_align[SP_L0A], 512);
+            CHECK_DBL(k.target.path[SP_L1_L0B].bandwidth, 64);
+            CHECK_DBL(k.target.gm_bandwidth, 40.25);
+            CHECK_INT(k.target.events, 4);
+            CHECK_INT(k.cores[1].n, 13);
         } else { /* tail_int8.npu */
             CHECK_INT(k.problem.dtype, SP_INT8);
             CHECK_INT(k.tensors[2].elem, CG_INT32);
@@ -403,8 +420,9 @@ static void test_example(void)
 static void test_errors(void)
 {
     /* header */
-    EDIT(1, REPLACE, "npu-kernel 2", "k.npu:1: unsupported format version 2");
-    EDIT(1, REPLACE, "npu-kernel", "k.npu:1: expected 'npu-kernel 1'");
+    EDIT(1, REPLACE, "npu-kernel 3", "k.npu:1: unsupported format version 3");
+    EDIT(1, REPLACE, "npu-kernel 02", "k.npu:1: unsupported format version 02");
+    EDIT(1, REPLACE, "npu-kernel", "k.npu:1: expected 'npu-kernel 2'");
     EDIT(1, DELETE, NULL, "k.npu:1: missing 'npu-kernel' line (got 'target')");
     EDIT(2, DELETE, NULL, "k.npu:2: missing 'target' line (got 'problem')");
     EDIT(4, DELETE, NULL, "k.npu:4: missing 'config' line (got 'tensor')");
@@ -540,7 +558,8 @@ static void test_errors(void)
     RAW("\x01\x02\xff garbage\n", "k.npu:1: missing 'npu-kernel' line (got '?\?\?')");
     RAW("npu-kernel 1\n\0\0\n", "k.npu:2: NUL byte in line");
     RAW("npu-kernel 1\ntarget ascend910 # \0\n", "k.npu:2: NUL byte in line");
-    RAW("npu-kernel 1\ntarget a b c d e f g h i j k\n", "k.npu:2: expected 'target NAME'");
+    RAW("npu-kernel 1\ntarget a b c d e f g h i j k\n",
+        "k.npu:2: expected 'target NAME' (format 1 names a built-in target)");
     RAW("npu-kernel \x80\x81\n", "k.npu:1: unsupported format version ?\?");
     {
         char *t = malloc(20000);
@@ -603,7 +622,7 @@ static void test_errors(void)
 
     /* short or missing error buffers */
     {
-        char *t = edited(1, REPLACE, "npu-kernel 3");
+        char *t = edited(1, REPLACE, "npu-kernel 4");
         cg_kernel k;
         char small[12];
         CHECK(!parse_mem(t, strlen(t), "k.npu", &k, small, sizeof small));
@@ -612,6 +631,150 @@ static void test_errors(void)
         CHECK(!parse_mem(t, strlen(t), NULL, &k, small, sizeof small));
         CHECK_STR(small, "<input>:1: ");
         free(t);
+    }
+}
+
+/* ---- the target's figures (format 2) ---- */
+
+/* The example as format 2 on target t, with `extra` appended to its target line. */
+static char *example_on(const sp_target *t, const char *extra)
+{
+    char line[2 * SP_TARGET_TEXT_MAX] = "target ";
+    sp_target_print(line + 7, SP_TARGET_TEXT_MAX, t);
+    strcat(line, extra);
+    char *one = edited(1, REPLACE, "npu-kernel 2");
+    char *two = malloc(strlen(one) + strlen(line) + 1);
+    if (!two)
+        abort();
+    char *rest = strchr(one, '\n') + 1;
+    rest = strchr(rest, '\n') + 1; /* after `target ascend910` */
+    sprintf(two, "npu-kernel 2\n%s\n%s", line, rest);
+    free(one);
+    return two;
+}
+
+#define ON(t, extra, msg)                                                                     \
+    do {                                                                                      \
+        char *t_ = example_on((t), (extra));                                                  \
+        expect_error(t_, strlen(t_), msg, __LINE__);                                          \
+        free(t_);                                                                             \
+    } while (0)
+
+static void test_figures(void)
+{
+    /* a target of its own: read back exactly, printed the same */
+    const sp_target base = fx_ascend910();
+    sp_target t = base;
+    strcpy(t.name, "ascend910-custom");
+    t.cores = 8;
+    t.clock_mhz = 1234.5678901234567;
+    t.buf_bytes[SP_L1] = 512 * KiB;
+    t.path[SP_GM_L1].bandwidth = 0.1 + 0.2;
+    char *src = example_on(&t, ""), err[512];
+    cg_kernel k;
+    if (CHECK(parse_mem(src, strlen(src), "k.npu", &k, err, sizeof err))) {
+        CHECK(k.figures);
+        char why[256] = "";
+        if (!CHECK(sp_target_same(&k.target, &t, why, sizeof why)))
+            fprintf(stderr, "  %s\n", why);
+        text out = print_mem(&k);
+        CHECK_STR(out.s, src); /* canonical */
+        free(out.s);
+        round_trip(&k, "figures");
+        cg_kernel_free(&k);
+    } else {
+        fprintf(stderr, "  %s\n", err);
+    }
+    free(src);
+
+    /* generated kernels carry their target */
+    sp_problem p = fx_problem(100, 70, 50, 1, SP_FP16);
+    sp_config c = {.m = 32, .n = 32, .k = 32, .cores = 2, .strategy = SP_OS,
+                   .split = SP_SPLIT_M, .double_buffer = 1};
+    if (CHECK(cg_generate(&t, &p, &c, &k, err, sizeof err))) {
+        CHECK(k.figures);
+        CHECK(sp_target_same(&k.target, &t, NULL, 0));
+        text out = print_mem(&k);
+        CHECK_PREFIX(out.s, "npu-kernel 2\ntarget ascend910-custom kind=npu cores=8 "
+                            "clock_mhz=1234.5678901234567 macs.fp16=4096 ");
+        CHECK_HAS(out.s, " l1=524288 l0a=65536 ");
+        CHECK_HAS(out.s, " gm_l1.bandwidth=0.30000000000000004 ");
+        free(out.s);
+        round_trip(&k, "generated on a target of its own");
+        cg_kernel_free(&k);
+    }
+
+    /* hostile target lines: one line naming the file, line 2 and the field */
+    sp_target a = base;
+    ON(&a, " cores=4", "k.npu:2: target 'ascend910': field 'cores' given twice");
+    ON(&a, " cors=4", "k.npu:2: target 'ascend910': unknown field 'cors'");
+    ON(&a, " vregs=32", "k.npu:2: target 'ascend910': field 'vregs' does not apply to npu targets");
+    ON(&a, " name=x", "k.npu:2: target 'ascend910': the name is the first word, not 'name='");
+    ON(&a, " figures", "k.npu:2: target 'ascend910': expected key=value, got 'figures'");
+    a.cores = 0;
+    ON(&a, "", "k.npu:2: target 'ascend910': field 'cores' must be a positive integer");
+    a = base;
+    a.buf_bytes[SP_L0A] = 1000;
+    ON(&a, "", "k.npu:2: target 'ascend910': field 'l0a' (1000 bytes) is not a multiple of its "
+               "alignment 512");
+    EDIT(1, REPLACE, "npu-kernel 2", "k.npu:2: target 'ascend910': field 'cores' is missing");
+    {
+        char *x = example_on(&base, "");
+        char *at = strstr(x, " events=8");
+        static const char *const values[][2] = {
+            {"events=99999999999999999999",
+             "k.npu:2: target 'ascend910': field 'events' must be an integer from -2147483647 to "
+             "2147483647, not '99999999999999999999'"},
+            {"events=1e3", "k.npu:2: target 'ascend910': field 'events' must be an integer from "
+                           "-2147483647 to 2147483647, not '1e3'"},
+            {"events=", "k.npu:2: target 'ascend910': field 'events' must be an integer from "
+                        "-2147483647 to 2147483647, not ''"},
+        };
+        for (size_t i = 0; at && i < sizeof values / sizeof *values; i++) {
+            char *y = malloc(strlen(x) + 64);
+            if (!y)
+                abort();
+            sprintf(y, "%.*s %s%s", (int)(at - x), x, values[i][0], at + 9);
+            expect_error(y, strlen(y), values[i][1], __LINE__);
+            free(y);
+        }
+        /* a huge number in a number field */
+        at = strstr(x, "clock_mhz=1000");
+        char *y = malloc(strlen(x) + 400);
+        if (!y)
+            abort();
+        char big[320];
+        memset(big, '9', 310);
+        big[310] = '\0';
+        sprintf(y, "%.*sclock_mhz=%s%s", (int)(at - x), x, big, at + 14);
+        expect_error(y, strlen(y),
+                     "k.npu:2: target 'ascend910': field 'clock_mhz' must be a finite number, not "
+                     "'9999999999999999999999999999999999999999...'",
+                     __LINE__);
+        free(y);
+        free(x);
+    }
+    /* a CPU's figures are no kernel's target */
+    sp_target cpu = {.name = "host-custom", .kind = SP_CPU, .cores = 2, .clock_mhz = 3000,
+                     .cpu = {.simd_floats = 16, .vregs = 32, .fma_units = 2, .load_ports = 2,
+                             .cache = {48 * KiB, 2 * MiB, 0}, .bw_l2 = 64, .bw_l3 = 32,
+                             .bw_mem = 16, .bw_mem_shared = 24}};
+    ON(&cpu, "", "k.npu:2: target 'host-custom' is a cpu target; kernels run on npu targets");
+    /* more words than a target has fields */
+    {
+        char many[1024] = "";
+        for (int i = 0; i < 45; i++)
+            strcat(many, " x=1");
+        ON(&base, many, "k.npu:2: more than 41 figures on the target line");
+    }
+    /* format 1 names its target only */
+    {
+        char *x = example_on(&base, "");
+        x[11] = '1';
+        expect_error(x, strlen(x),
+                     "k.npu:2: expected 'target NAME' (format 1 names a built-in target)",
+                     __LINE__);
+        free(x);
     }
 }
 
@@ -678,7 +841,14 @@ static cg_operand block(const cg_kernel *k, const cg_core *c, int r, int rows, i
 static void random_kernel(cg_kernel *k, int ncores, size_t ninstr)
 {
     memset(k, 0, sizeof *k);
-    strcpy(k->target, rnd() % 2 ? "ascend910b" : "my-npu.v2");
+    if (rnd() % 2) { /* format 2: a target of its own */
+        k->target = fx_ascend910();
+        k->target.cores = rnd_in(1, 64);
+        k->target.clock_mhz = rnd_in(1, 4000) / 3.0;
+        k->target.path[SP_GM_L1].bandwidth = rnd_in(1, 1000) / 7.0;
+        k->figures = true;
+    }
+    strcpy(k->target.name, rnd() % 2 ? "ascend910b" : "my-npu.v2");
     sp_problem *p = &k->problem;
     snprintf(p->name, sizeof p->name, "gen_%u", rnd() % 1000);
     p->dtype = rnd() % 2 ? SP_FP16 : SP_INT8;
@@ -890,15 +1060,15 @@ static void mutate(text *t)
 
 static void test_fuzz(int iters)
 {
-    text base[4];
-    for (int i = 0; i < 3; i++)
+    text base[NFIXTURES + 1];
+    for (int i = 0; i < NFIXTURES; i++)
         base[i] = read_path(fixtures[i]);
-    base[3].s = edited(0, KEEP, NULL);
-    base[3].n = strlen(base[3].s);
+    base[NFIXTURES].s = edited(0, KEEP, NULL);
+    base[NFIXTURES].n = strlen(base[NFIXTURES].s);
     rng_state = 12345;
     int accepted = 0, bad = 0;
     for (int it = 0; it < iters; it++) {
-        const text *b = &base[it % 4];
+        const text *b = &base[it % (NFIXTURES + 1)];
         text t = {malloc(b->n + 1), b->n};
         if (!t.s)
             abort();
@@ -931,7 +1101,7 @@ static void test_fuzz(int iters)
     CHECK_INT(bad, 0);
     CHECK(accepted > 0 && accepted < iters);
     printf("fuzz: %d of %d mutants accepted\n", accepted, iters);
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i <= NFIXTURES; i++)
         free(base[i].s);
 }
 
@@ -995,6 +1165,7 @@ int main(int argc, char **argv)
     test_fixtures();
     test_example();
     test_errors();
+    test_figures();
     test_generated();
     test_fuzz(fuzz_n > 0 ? fuzz_n : 4000);
     test_speed(speed_n);

@@ -1,6 +1,7 @@
 /* fuzz_kernel.c — libFuzzer harness of the kernel text format (codegen/format.c):
  * parse; a parsed kernel prints, re-parses and prints the same bytes; then it is
- * simulated in functional mode on its built-in target (bounded inputs only). */
+ * simulated in functional mode on the target it describes (format 2) or names
+ * (format 1, a built-in target), bounded inputs only. */
 #define _GNU_SOURCE /* fmemopen, open_memstream */
 #include "fuzz.h"
 
@@ -8,10 +9,11 @@
 #include "script.h"
 #include "sim.h"
 
-/* What one simulation may touch: GM tensors of at most 2^20 elements each and
- * at most 4096 instructions (the format allows 2^31 x 2^31 tensors, which the
- * simulator would allocate: an out-of-memory, not a finding). */
-enum { FZ_TENSOR_MAX = 1 << 20, FZ_INSTR_MAX = 4096 };
+/* What one simulation may touch: GM tensors of at most 2^20 elements each, buffers
+ * ending below 16 MiB, at most 4096 instructions (the format allows 2^31 x 2^31
+ * tensors and, on a target of its own, 2 GiB buffers, which the simulator would
+ * allocate: an out-of-memory, not a finding). */
+enum { FZ_TENSOR_MAX = 1 << 20, FZ_BUF_END_MAX = 16 << 20, FZ_INSTR_MAX = 4096 };
 
 /* The kernel as text (malloc'd, *n bytes). */
 static char *print(const cg_kernel *k, size_t *n)
@@ -61,6 +63,15 @@ static bool small(const cg_kernel *k)
     for (int i = 0; i < 3; i++)
         if ((int64_t)k->tensors[i].rows * k->tensors[i].cols > FZ_TENSOR_MAX)
             return false;
+    for (int b = 0; k->figures && b < SP_NBUF; b++) /* buffers are rounded up to it */
+        if (k->target.buf_align[b] > FZ_BUF_END_MAX)
+            return false;
+    for (int c = 0; c < k->ncores; c++)
+        for (int b = 0; b < k->cores[c].nbufs; b++) {
+            const cg_buf *u = &k->cores[c].bufs[b];
+            if (u->offset + (int64_t)u->rows * u->cols * cg_elem_size(u->elem) > FZ_BUF_END_MAX)
+                return false;
+        }
     return cg_kernel_size(k) <= FZ_INSTR_MAX;
 }
 
@@ -86,7 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(text2);
     cg_kernel_free(&again);
 
-    const sp_target *t = target(k.target);
+    const sp_target *t = k.figures ? &k.target : target(k.target.name);
     if (t && small(&k)) {
         sim_options o = {.functional = true, .seed = 1};
         sim_result r;

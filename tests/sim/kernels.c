@@ -34,7 +34,8 @@ static cg_kernel new_kernel(int ncores, sp_problem p)
 {
     cg_kernel k;
     memset(&k, 0, sizeof k);
-    strcpy(k.target, "round");
+    k.target = fx_round();
+    k.figures = true;
     k.problem = p;
     int64_t b = p.batch;
     const char *names[3] = {"A", "B", "C"};
