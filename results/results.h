@@ -106,24 +106,43 @@ bool rs_journal_append(rs_journal *j, const rs_row *row, char *err, size_t errle
  * last writes failed. */
 bool rs_journal_close(rs_journal *j, char *err, size_t errlen);
 
-/* Writes the table (a "# npu-tune table 2 ..." signature line, the CSV
- * header, the rows) to a temporary file and renames it over path. Rows that
- * are not status ok or not all of one unit are refused (nothing written). */
-bool rs_table_write(const char *path, const rs_signature *sig, const rs_row *rows, size_t n,
-                    char *err, size_t errlen);
+/* A tuning table as read: its signature line, its rows, and the targets it
+ * describes (format 3: a "# target NAME key=value ..." line each). */
+typedef struct {
+    rs_signature sig;
+    rs_entry *e;
+    size_t n;
+    sp_target *targets; /* none in formats 1 and 2: their rows name built-in targets */
+    size_t ntargets;
+} rs_table;
 
-/* Reads a whole table, of format 2 or 1 (without the verified column: -1);
- * on any error ("PATH:LINE: ...": not a table, foreign version, wrong
- * columns, a malformed row) returns false and *entries is NULL. sig may be
- * NULL. */
-bool rs_table_read(const char *path, rs_entry **entries, size_t *n, rs_signature *sig,
-                   char *err, size_t errlen);
+/* Writes the table (a "# npu-tune table 3 ..." signature line, a "# target"
+ * line of t's figures, the CSV header, the rows) to a temporary file and
+ * renames it over path. Rows that are not status ok, not all of one unit or
+ * of another target than t (and sig's) are refused (nothing written). */
+bool rs_table_write(const char *path, const rs_signature *sig, const sp_target *t,
+                    const rs_row *rows, size_t n, char *err, size_t errlen);
 
-/* Writes a self-contained C header for the entries: a static const array and
- * npu_tune_lookup(M, N, K, batch, dtype) with exact match first, then the
- * nearest entry whose config is legal for the shape, then a default entry
- * (see results/header.c for the rules). False if writing failed. */
-bool rs_header_write(FILE *f, const rs_entry *e, size_t n, const rs_signature *sig);
+/* Reads a whole table into *t (free it with rs_table_free), of format 3, 2
+ * or 1 (without the verified column: -1). On any error ("PATH:LINE: ...":
+ * not a table, foreign version, wrong columns, a malformed row or target
+ * line, a target described twice, a row of a target the table does not
+ * describe) returns false and *t holds nothing. */
+bool rs_table_read(const char *path, rs_table *t, char *err, size_t errlen);
+
+/* Frees what a table read owns and empties it. */
+void rs_table_free(rs_table *t);
+
+/* The figures the table gives for target `name`, or NULL (formats 1 and 2:
+ * the built-in target of that name is meant). */
+const sp_target *rs_table_target(const rs_table *t, const char *name);
+
+/* Writes a self-contained C header for the table's entries: a static const
+ * array and npu_tune_lookup(M, N, K, batch, dtype) with exact match first,
+ * then the nearest entry whose config is legal for the shape, then a
+ * default entry (see results/header.c for the rules); its comment names the
+ * signature and the targets' figures. False if writing failed. */
+bool rs_header_write(FILE *f, const rs_table *t);
 
 /* The table entry to use for problem p on target t (same target name and
  * dtype): exact shape, else the nearest entry whose config sp_check accepts

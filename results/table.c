@@ -1,5 +1,5 @@
-/* table.c — the tuning table: its signature line, written whole, read
- * strictly, and picking an entry for a shape. */
+/* table.c — the tuning table: its signature line and its target's figures,
+ * written whole, read strictly, and picking an entry for a shape. */
 #define _POSIX_C_SOURCE 200809L /* O_CLOEXEC */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,8 +15,11 @@
 /* ---- writing ---- */
 
 static const char table_magic[] = "# npu-tune table ";
-/* The format written; format 1, without the last column (verified), is read too. */
-enum { TABLE_FORMAT = 2 };
+/* The format written. Format 2 lacks the target lines (its rows name built-in
+ * targets), format 1 also the last column (verified); both are read too. */
+enum { TABLE_FORMAT = 3 };
+/* A line of the target's figures (format 3), between the signature and the columns. */
+static const char target_magic[] = "# target ";
 
 /* The signature line's fields; script comes last and may hold spaces. */
 typedef struct {
@@ -30,6 +33,7 @@ static const sig_key sig_keys[] = {SIG_KEY(version), SIG_KEY(target), SIG_KEY(ta
 
 typedef struct {
     const rs_signature *sig;
+    const sp_target *target;
     const rs_row *rows;
     size_t n;
 } table;
@@ -39,11 +43,11 @@ static bool write_table(FILE *f, void *ctx)
     const table *t = ctx;
     fprintf(f, "%s%d", table_magic, TABLE_FORMAT);
     for (size_t i = 0; i < NSIG_KEYS; i++)
-        fprintf(f, " %s=%s", sig_keys[i].key,
-                t->sig ? (const char *)t->sig + sig_keys[i].off : "");
-    char head[RS_HEADER_MAX];
+        fprintf(f, " %s=%s", sig_keys[i].key, (const char *)t->sig + sig_keys[i].off);
+    char text[SP_TARGET_TEXT_MAX], head[RS_HEADER_MAX];
+    sp_target_print(text, sizeof text, t->target);
     rs_header(head, sizeof head, &rs_table_columns, rs_table_columns.n);
-    fprintf(f, "\n%s", head);
+    fprintf(f, "\n%s%s\n%s", target_magic, text, head);
     char small[512];
     for (size_t i = 0; i < t->n; i++) {
         size_t len = rs_format_row(small, sizeof small, &t->rows[i], false);
@@ -59,12 +63,17 @@ static bool write_table(FILE *f, void *ctx)
     return true;
 }
 
-/* Checks the signature and rows (measured, of one unit), then writes the
- * table atomically. */
-bool rs_table_write(const char *path, const rs_signature *sig, const rs_row *rows, size_t n,
-                    char *err, size_t errlen)
+/* Checks the signature and rows (measured, of one unit, of the target), then
+ * writes the table atomically. */
+bool rs_table_write(const char *path, const rs_signature *sig, const sp_target *target,
+                    const rs_row *rows, size_t n, char *err, size_t errlen)
 {
-    for (size_t i = 0; sig && i < NSIG_KEYS; i++) {
+    if (strcmp(sig->target, target->name) != 0) {
+        snprintf(err, errlen, "cannot write '%s': the signature's target '%s' is not '%s'", path,
+                 sig->target, target->name);
+        return false;
+    }
+    for (size_t i = 0; i < NSIG_KEYS; i++) {
         const char *v = (const char *)sig + sig_keys[i].off;
         bool last = i + 1 == NSIG_KEYS;
         if (strpbrk(v, last ? "\r\n" : " \t\r\n")) {
@@ -83,6 +92,13 @@ bool rs_table_write(const char *path, const rs_signature *sig, const rs_row *row
                      path, i + 1, rows[i].problem->name, rows[i].status);
             return false;
         }
+        if (strcmp(rows[i].target, target->name) != 0) {
+            snprintf(err, errlen,
+                     "cannot write '%s': row %zu (problem '%s') is of target '%s', the table's "
+                     "is '%s'",
+                     path, i + 1, rows[i].problem->name, rows[i].target, target->name);
+            return false;
+        }
         if (strcmp(rows[i].unit, rows[0].unit) != 0) {
             snprintf(err, errlen,
                      "cannot write '%s': row %zu (problem '%s') is in %s, row 1 in %s; a table "
@@ -91,7 +107,7 @@ bool rs_table_write(const char *path, const rs_signature *sig, const rs_row *row
             return false;
         }
     }
-    table t = {sig, rows, n};
+    table t = {sig, target, rows, n};
     return bs_write_atomic(path, write_table, &t, err, errlen);
 }
 
@@ -139,76 +155,124 @@ static bool read_sig_line(const char *path, char *s, rs_signature *sig, int *for
     return true;
 }
 
-static bool read_table(const char *path, char *buf, size_t len, rs_entry **out, size_t *nout,
-                       rs_signature *sig, char *err, size_t errlen)
+/* A "# target NAME key=value ..." line (s is after the magic) of format 3:
+ * the figures of the table's target, described once. */
+static bool read_target(const char *path, long lineno, char *s, rs_table *tab, char *err,
+                        size_t errlen)
+{
+    char *words[SP_TARGET_NFIELDS];
+    size_t n = 0;
+    for (char *save = NULL, *w = strtok_r(s, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        if (n == SP_TARGET_NFIELDS) {
+            snprintf(err, errlen, "%s:%ld: more than %d figures on the target line", path, lineno,
+                     SP_TARGET_NFIELDS - 1);
+            return false;
+        }
+        words[n++] = w;
+    }
+    sp_target t;
+    char why[512];
+    if (!sp_target_scan(words, n, &t, why, sizeof why)) {
+        snprintf(err, errlen, "%s:%ld: %s", path, lineno, why);
+        return false;
+    }
+    if (strcmp(t.name, tab->sig.target) != 0) {
+        snprintf(err, errlen, "%s:%ld: target '%s' is not the table's, '%s' (line 1)", path,
+                 lineno, t.name, tab->sig.target);
+        return false;
+    }
+    if (tab->ntargets) { /* a table never holds two targets under one name */
+        snprintf(err, errlen, "%s:%ld: target '%s' is described twice (first at line 2)", path,
+                 lineno, t.name);
+        return false;
+    }
+    if (!(tab->targets = malloc(sizeof t))) {
+        snprintf(err, errlen, "%s:%ld: out of memory", path, lineno);
+        return false;
+    }
+    tab->targets[tab->ntargets++] = t;
+    return true;
+}
+
+static bool read_table(const char *path, char *buf, size_t len, rs_table *tab, char *err,
+                       size_t errlen)
 {
     char *end = buf + len, *line = buf, *nl;
-    size_t cap = 0, n = 0;
-    rs_entry *e = NULL;
-    size_t mlen = strlen(table_magic);
+    size_t cap = 0;
+    size_t mlen = strlen(table_magic), tlen = strlen(target_magic);
     if (len < mlen || memcmp(buf, table_magic, mlen) != 0) {
         snprintf(err, errlen, "%s:1: not an npu-tune table (no '# npu-tune table' line)", path);
         return false;
     }
     long lineno = 1;
     int format = TABLE_FORMAT;
+    bool columns = false;
     for (; line < end; line = nl + 1, lineno++) {
         if (!(nl = memchr(line, '\n', (size_t)(end - line)))) {
             snprintf(err, errlen, "%s:%ld: the last line is cut off (no newline at its end)",
                      path, lineno);
-            goto fail;
+            return false;
         }
         *nl = '\0';
         if (lineno == 1) {
-            if (!read_sig_line(path, line + mlen, sig, &format, err, errlen))
-                goto fail;
+            if (!read_sig_line(path, line + mlen, &tab->sig, &format, err, errlen))
+                return false;
+            if (format >= 3 && !tab->sig.target[0]) {
+                snprintf(err, errlen, "%s:1: the signature names no target", path);
+                return false;
+            }
             continue;
         }
-        if (lineno == 2) {
+        if (!columns && format >= 3 && strncmp(line, target_magic, tlen) == 0) {
+            if (!read_target(path, lineno, line + tlen, tab, err, errlen))
+                return false;
+            continue;
+        }
+        if (!columns) {
             char head[RS_HEADER_MAX]; /* format 1 lacks the last column */
             size_t cols = rs_header(head, sizeof head, &rs_table_columns,
                                     rs_table_columns.n - (format == 1)) - 1;
             if (strlen(line) != cols || strncmp(line, head, cols) != 0) {
-                snprintf(err, errlen, "%s:2: columns are not the tuning table's", path);
-                goto fail;
+                snprintf(err, errlen, "%s:%ld: columns are not the tuning table's", path, lineno);
+                return false;
             }
+            if (format >= 3 && !tab->ntargets) {
+                snprintf(err, errlen, "%s:%ld: no '%s%s' line before the columns", path, lineno,
+                         target_magic, tab->sig.target);
+                return false;
+            }
+            columns = true;
             continue;
         }
-        if (n == cap) {
-            rs_entry *ne = realloc(e, (cap = cap ? cap * 2 : 16) * sizeof *e);
+        if (tab->n == cap) {
+            rs_entry *ne = realloc(tab->e, (cap = cap ? cap * 2 : 16) * sizeof *ne);
             if (!ne) {
                 snprintf(err, errlen, "%s:%ld: out of memory", path, lineno);
-                goto fail;
+                return false;
             }
-            e = ne;
+            tab->e = ne;
         }
-        if (!rs_parse_table_row(line, format, &e[n], path, lineno, err, errlen))
-            goto fail;
-        if (sig->target[0] && strcmp(e[n].target, sig->target) != 0) {
+        rs_entry *e = &tab->e[tab->n];
+        if (!rs_parse_table_row(line, format, e, path, lineno, err, errlen))
+            return false;
+        if (tab->sig.target[0] && strcmp(e->target, tab->sig.target) != 0) {
             snprintf(err, errlen, "%s:%ld: target '%s' is not the table's, '%s' (line 1)", path,
-                     lineno, e[n].target, sig->target);
-            goto fail;
+                     lineno, e->target, tab->sig.target);
+            return false;
         }
-        n++;
+        tab->n++;
     }
-    if (lineno < 3) {
-        snprintf(err, errlen, "%s:2: columns are not the tuning table's", path);
-        goto fail;
+    if (!columns) {
+        snprintf(err, errlen, "%s:%ld: columns are not the tuning table's", path, lineno);
+        return false;
     }
-    *out = e;
-    *nout = n;
     return true;
-fail:
-    free(e);
-    return false;
 }
 
-/* All or nothing: entries only when every line is well-formed. */
-bool rs_table_read(const char *path, rs_entry **entries, size_t *n, rs_signature *sig,
-                   char *err, size_t errlen)
+/* All or nothing: a table only when every line is well-formed. */
+bool rs_table_read(const char *path, rs_table *t, char *err, size_t errlen)
 {
-    *entries = NULL;
-    *n = 0;
+    memset(t, 0, sizeof *t);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     char *buf;
     size_t len;
@@ -222,10 +286,26 @@ bool rs_table_read(const char *path, rs_entry **entries, size_t *n, rs_signature
         return false;
     }
     close(fd);
-    rs_signature ignored;
-    bool ok = read_table(path, buf, len, entries, n, sig ? sig : &ignored, err, errlen);
+    bool ok = read_table(path, buf, len, t, err, errlen);
     free(buf);
+    if (!ok)
+        rs_table_free(t);
     return ok;
+}
+
+void rs_table_free(rs_table *t)
+{
+    free(t->e);
+    free(t->targets);
+    memset(t, 0, sizeof *t);
+}
+
+const sp_target *rs_table_target(const rs_table *t, const char *name)
+{
+    for (size_t i = 0; i < t->ntargets; i++)
+        if (strcmp(t->targets[i].name, name) == 0)
+            return &t->targets[i];
+    return NULL;
 }
 
 /* ---- picking an entry for a shape ---- */

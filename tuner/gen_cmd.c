@@ -28,27 +28,35 @@ static void describe(const sp_config *c, char *out, size_t len)
         snprintf(out + w, len - (size_t)w, " micro=%dx%d", c->mr, c->nr);
 }
 
-/* The config for r's shape from a tuning table: the exact entry (an error
- * naming its file:line if it is no longer legal), else the nearest entry
- * legal for the shape, else the model's best; says which on stderr unless
- * exact. */
+/* The config for r's shape from a tuning table, on the target the table
+ * describes (format 3) or names (a built-in target; --target one of them):
+ * the exact entry (an error naming its file:line if it is no longer legal),
+ * else the nearest entry legal for the shape, else the model's best; says
+ * which on stderr unless exact. */
 static int from_table(tn_request *r)
 {
-    rs_entry *e;
-    size_t n;
-    rs_signature sig;
+    rs_table tab;
     char err[512], what[128];
-    if (!rs_table_read(r->table, &e, &n, &sig, err, sizeof err)) {
+    if (!rs_table_read(r->table, &tab, err, sizeof err)) {
         tn_error("gen: %s", err);
         return TN_ERROR;
     }
+    rs_entry *e = tab.e;
+    size_t n = tab.n;
     int rc = TN_OK;
-    if (!r->have_target && !ls_builtin_target(sig.target, &r->t, err, sizeof err)) {
+    const sp_target *own = rs_table_target(&tab, r->have_target ? r->t.name : tab.sig.target);
+    if (r->have_target && own && !sp_target_same(own, &r->t, err, sizeof err)) {
+        tn_error("gen: %s: its target '%s' is not the built-in one (%s); leave out --target",
+                 r->table, own->name, err);
+        rc = TN_ERROR;
+    } else if (!r->have_target && own) {
+        r->t = *own;
+    } else if (!r->have_target && !ls_builtin_target(tab.sig.target, &r->t, err, sizeof err)) {
         tn_error("gen: %s: %s", r->table, err);
         rc = TN_ERROR;
-    } else if (!r->have_target && !tn_request_target(r, err, sizeof err)) {
-        rc = tn_usage("gen", usage_text, err);
     }
+    if (rc == TN_OK && !r->have_target && !tn_request_target(r, err, sizeof err))
+        rc = tn_usage("gen", usage_text, err);
     /* without --dtype, the dtype the table tuned this shape in (the first
      * entry of the shape's, as a table of one shape in two dtypes is rare) */
     for (size_t i = 0; rc == TN_OK && !r->have_dtype && i < n; i++)
@@ -96,7 +104,7 @@ static int from_table(tn_request *r)
                      r->table, shape, sp_dtype_name(r->p.dtype), r->t.name, what);
         }
     }
-    free(e);
+    rs_table_free(&tab);
     return rc;
 }
 

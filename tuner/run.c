@@ -678,7 +678,7 @@ int tn_run(int argc, char **argv)
             rows[nrows] = row_of(r.script, r.backend, &pls[i], (size_t)pls[i].best, NULL);
             rows[nrows++].verified = r.backend->checked || (r.backend->verify && tu->verify);
         }
-    if (!rs_table_write(tu->table, &sig, rows, nrows, err, sizeof err))
+    if (!rs_table_write(tu->table, &sig, ls_target(r.script), rows, nrows, err, sizeof err))
         goto fail;
     bool closed = rs_journal_close(r.journal, err, sizeof err);
     r.journal = NULL;

@@ -22,17 +22,7 @@ static int usage(const char *fmt, ...)
     return tn_usage("table", usage_text, why);
 }
 
-typedef struct {
-    const rs_entry *e;
-    size_t n;
-    const rs_signature *sig;
-} header_job;
-
-static bool write_header(FILE *f, void *ctx)
-{
-    const header_job *h = ctx;
-    return rs_header_write(f, h->e, h->n, h->sig);
-}
+static bool write_header(FILE *f, void *table) { return rs_header_write(f, table); }
 
 /* argv[0] is "table", argv[1] the subcommand. */
 int tn_table(int argc, char **argv)
@@ -68,19 +58,16 @@ int tn_table(int argc, char **argv)
         return usage("%s", "export needs a TABLE.csv");
     if (!out || !*out)
         return usage("%s", "export needs -o FILE.h");
-    rs_entry *e;
-    size_t n;
-    rs_signature sig;
+    rs_table tab;
     char err[1024];
-    if (!rs_table_read(table, &e, &n, &sig, err, sizeof err)) {
+    if (!rs_table_read(table, &tab, err, sizeof err)) {
         tn_error("%s", err);
         return TN_ERROR;
     }
     const bs_file files[] = {{"table", table, false}, {"header", out, true}};
-    header_job h = {e, n, &sig};
     bool ok = bs_paths_distinct(files, 2, err, sizeof err) &&
-              bs_write_atomic(out, write_header, &h, err, sizeof err);
-    free(e);
+              bs_write_atomic(out, write_header, &tab, err, sizeof err);
+    rs_table_free(&tab);
     if (!ok) {
         tn_error("%s", err);
         return TN_ERROR;

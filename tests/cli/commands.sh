@@ -80,11 +80,12 @@ same "journal header" "$journal_header" "problem,M,N,K,batch,dtype,target,strate
 # the model search stops when the best's neighbours stop improving: within budget
 rows=$(($(wc -l <"$work/results/bert.csv") - 1))
 if [ "$rows" -ge 3 ] && [ "$rows" -le 96 ]; then ok; else bad "journal rows: $rows, expected 3..96"; fi
-has "table signature" "$(head -n 1 "$work/results/bert-table.csv")" "# npu-tune table 2 version="
-table_header=$(sed -n 2p "$work/results/bert-table.csv")
+has "table signature" "$(head -n 1 "$work/results/bert-table.csv")" "# npu-tune table 3 version="
+has "table target" "$(sed -n 2p "$work/results/bert-table.csv")" "# target ascend910 kind=npu cores=32 clock_mhz=1000 "
+table_header=$(sed -n 3p "$work/results/bert-table.csv")
 same "table header" "$table_header" "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,measured,unit,micro,verified"
-same "table rows verified" "$(tail -n +3 "$work/results/bert-table.csv" | cut -d, -f18 | sort -u)" "1"
-same "table rows" "$(wc -l <"$work/results/bert-table.csv")" "5"
+same "table rows verified" "$(tail -n +4 "$work/results/bert-table.csv" | cut -d, -f18 | sort -u)" "1"
+same "table rows" "$(wc -l <"$work/results/bert-table.csv")" "6"
 best=$(grep '^bert,512,768,768,' "$work/results/bert-table.csv" | cut -d, -f8)
 same "best strategy of 512x768x768" "$best" "OS"
 has "summary" "$out" "bert       512x768x768"
@@ -273,7 +274,7 @@ printf 'target "ascend910"\nmatmul { name = "s", shapes = { {64, 64, 64} } }\ntu
 run 0 --quiet dev/null.lua
 run 0 --quiet dev/null.lua
 same "nothing beside /dev/null" "$(ls "$work/dev" | tr '\n' ' ')" "null-table.csv null.csv null.lua "
-same "table of a /dev/null journal" "$(wc -l <"$work/dev/null-table.csv")" "3"
+same "table of a /dev/null journal" "$(wc -l <"$work/dev/null-table.csv")" "4"
 
 # --- two runs on one journal: the second waits (--wait) or says who holds it ---
 mkdir -p "$work/lock"
@@ -312,13 +313,13 @@ run 0 --quiet unit/r.lua
 has "board run in cycles" "$out" "measured in cycles"
 run 0 --quiet unit/r.lua
 has "resumed run in cycles" "$out" "measured in cycles"
-same "resumed table in cycles" "$(tail -n +3 "$work/unit/r-table.csv" | cut -d, -f16 | sort -u)" "cycles"
+same "resumed table in cycles" "$(tail -n +4 "$work/unit/r-table.csv" | cut -d, -f16 | sort -u)" "cycles"
 # the board now prints microseconds: new answers are refused (mixed units), the table stays in cycles
 echo bytes >"$work/unit/mode"
 sed -i 's/budget = 2/budget = 4/' "$work/unit/r.lua"
 run 0 --quiet unit/r.lua
 same "answers in another unit refused" "$(grep -c ',command,crash,,' "$work/unit/r.csv")" "4"
-same "table stays in cycles" "$(tail -n +3 "$work/unit/r-table.csv" | cut -d, -f16 | sort -u)" "cycles"
+same "table stays in cycles" "$(tail -n +4 "$work/unit/r-table.csv" | cut -d, -f16 | sort -u)" "cycles"
 
 # --- a write error on standard output is an error of every command ---
 full() { # CMD ARGS...: npu-tune ARGS >/dev/full must exit 1 with one line

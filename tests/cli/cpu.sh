@@ -172,8 +172,9 @@ run 0 --quiet tiny.lua
 has "roofline" "$out" "host roofline: FMA peak"
 has "time lost" "$out" "; a running thread loses "
 has "gflops" "$out" "GFLOP/s"
-same "table header" "$(sed -n 2p "$work/out/tiny-table.csv")" "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,measured,unit,micro,verified"
-same "table rows" "$(tail -n +3 "$work/out/tiny-table.csv" | cut -d, -f1,6,7,16,18 | sort -u)" "tiny,fp32,host,s,1"
+same "table target" "$(sed -n 2p "$work/out/tiny-table.csv" | cut -d' ' -f1-4)" "# target host kind=cpu"
+same "table header" "$(sed -n 3p "$work/out/tiny-table.csv")" "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,measured,unit,micro,verified"
+same "table rows" "$(tail -n +4 "$work/out/tiny-table.csv" | cut -d, -f1,6,7,16,18 | sort -u)" "tiny,fp32,host,s,1"
 same "journal statuses" "$(tail -n +2 "$work/out/tiny.csv" | cut -d, -f17,18,20 | sort -u)" "host,ok,s"
 same "journal search rows" "$(tail -n +2 "$work/out/tiny.csv" | grep -c ',search$')" "8"
 # The final: the search's best (up to 4 within 10%) and the model's pick timed again side by side;
@@ -191,8 +192,8 @@ while IFS=, read -r _ M N K _ _ _ _ _ _ _ _ _ _ measured _; do
     if printf '%s\n' "$final_check" | grep -q "^$shape,"; then
         if printf '%s\n' "$final_check" | grep -qx "$shape,$measured"; then ok; else bad "winner of $shape is not the final's ($measured)"; fi
     fi
-done < <(tail -n +3 "$work/out/tiny-table.csv")
-micro=$(tail -n +3 "$work/out/tiny-table.csv" | cut -d, -f17 | sort -u | tr '\n' ' ')
+done < <(tail -n +4 "$work/out/tiny-table.csv")
+micro=$(tail -n +4 "$work/out/tiny-table.csv" | cut -d, -f17 | sort -u | tr '\n' ' ')
 case "$micro" in *6x16*|*4x32*) ok ;; *) bad "table micro-tiles: '$micro'" ;; esac
 run 0 --quiet --format csv tiny.lua # resumed: nothing measured again
 same "resumed journal" "$(tail -n +2 "$work/out/tiny.csv" | wc -l | tr -d ' ')" "$journal_rows"
@@ -299,7 +300,7 @@ same "planted run exit" "$code" "0"
 statuses=$(tail -n +2 "$work/out/plant.csv" | grep ',search$' | cut -d, -f18 | sort | uniq -c | awk '{print $2 "=" $1}' | tr '\n' ' ')
 same "planted statuses" "$statuses" "crash=1 ok=6 timeout=1 "
 has "planted crash detail" "$(cat "$work/out/plant.csv")" ",crash,"
-same "planted table" "$(tail -n +3 "$work/out/plant-table.csv" | cut -d, -f1,16)" "plant,s"
+same "planted table" "$(tail -n +4 "$work/out/plant-table.csv" | cut -d, -f1,16)" "plant,s"
 # A compiler that fails every candidate: the run says why, not only that none measured ok.
 sed -e 's/budget = 8/budget = 2/' -e 's/, micro = "4x16"//' -e 's|out/plant|out/nocc|g' "$work/plant.lua" >"$work/nocc.lua"
 (cd "$work" && CC=false "$bin" --quiet nocc.lua >"$work/.out" 2>"$work/.err")

@@ -375,7 +375,7 @@ SH
     # the table's row is the final's best (of equal figures, any)
     local best row
     best=$(grep ',ok,' "$j" | grep ',final$' | sort -t, -k19,19g | head -n 1 | cut -d, -f19)
-    row=$(tail -n +3 "$dir/out/r-table.csv" | cut -d, -f1-17) # all but verified
+    row=$(tail -n +4 "$dir/out/r-table.csv" | cut -d, -f1-17) # all but verified
     if [ -n "$best" ] && [ "$(echo "$row" | cut -d, -f15)" == "$best" ] &&
         grep ',ok,' "$j" | grep ',final$' | cut -d, -f1-14,19,20,21 | grep -qxF "$row"; then ok; else
         bad "final: the table's row '$row' is not the final's best ($best): $(cat "$j")"

@@ -1,6 +1,7 @@
 /* fuzz_table.c — libFuzzer harness of the tuning-table reader and the C header
  * writer (results/table.c, results/header.c): the input is a table file; what
- * reads is exported as a header, and an error is one line naming the file. */
+ * reads is exported as a header (its target, if described, a checked one), and
+ * an error is one line naming the file. */
 #define _GNU_SOURCE /* open_memstream, memmem */
 #include "fuzz.h"
 
@@ -10,26 +11,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *path = fz_path(0, "table.csv");
     fz_write(path, data, size);
-    rs_entry *e = NULL;
-    size_t n = 0;
-    rs_signature sig;
+    rs_table t;
     char err[1024];
-    if (!rs_table_read(path, &e, &n, &sig, err, sizeof err)) {
-        FZ_CHECK(e == NULL);
+    if (!rs_table_read(path, &t, err, sizeof err)) {
+        FZ_CHECK(t.e == NULL && t.n == 0 && t.targets == NULL && t.ntargets == 0);
         FZ_CHECK(strstr(err, path) && !strchr(err, '\n'));
         return 0;
     }
+    /* the target a table describes passed the checks of a script's target */
+    for (size_t i = 0; i < t.ntargets; i++)
+        FZ_CHECK(sp_target_check(&t.targets[i], err, sizeof err));
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     FZ_CHECK(f != NULL);
-    FZ_CHECK(rs_header_write(f, e, n, &sig));
+    FZ_CHECK(rs_header_write(f, &t));
     FZ_CHECK(fclose(f) == 0);
     /* whole: text only, closed by the include guard's #endif */
     static const char end[] = "\n#endif\n";
     FZ_CHECK(len > sizeof end && memcmp(text + len - (sizeof end - 1), end, sizeof end - 1) == 0);
     FZ_CHECK(!memchr(text, '\0', len));
     free(text);
-    free(e);
+    rs_table_free(&t);
     return 0;
 }

@@ -1,5 +1,6 @@
-/* table.c — the tuning table: exact bytes, strict reading of malformed or
- * foreign tables, picking an entry for a shape, and the generated C header compiled. */
+/* table.c — the tuning table: exact bytes with its target's figures, strict reading
+ * of malformed or foreign tables (formats 1 and 2 too), picking an entry for a shape,
+ * and the generated C header compiled. */
 #define _XOPEN_SOURCE 700
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,18 @@ static char dir[] = "/tmp/npu-tune-table-XXXXXX";
 static char err[1024];
 
 static const char sigline[] =
+    "# npu-tune table 3 version=0.1.0 target=ascend910 target_sig=1a2b3c4d5e6f7081 "
+    "space_sig=0011223344556677 measure=sim script=my scripts/bert.lua\n";
+/* Line 2 of format 3: the figures of fx_ascend910. */
+static const char targetline[] =
+    "# target ascend910 kind=npu cores=32 clock_mhz=1000 macs.fp16=4096 macs.int8=8192 "
+    "macs.fp32=0 macs.bf16=0 l1=1048576 l0a=65536 l0b=65536 l0c=262144 ub=262144 align.l1=32 "
+    "align.l0a=512 align.l0b=512 align.l0c=512 align.ub=32 gm_l1.bandwidth=64 "
+    "gm_l1.latency=200 l1_l0a.bandwidth=512 l1_l0a.latency=16 l1_l0b.bandwidth=256 "
+    "l1_l0b.latency=16 l0c_ub.bandwidth=256 l0c_ub.latency=16 ub_gm.bandwidth=64 "
+    "ub_gm.latency=200 gm_bandwidth=1200 events=8\n";
+/* Format 2, as tables were written before the target's figures. */
+static const char sigline2[] =
     "# npu-tune table 2 version=0.1.0 target=ascend910 target_sig=1a2b3c4d5e6f7081 "
     "space_sig=0011223344556677 measure=sim script=my scripts/bert.lua\n";
 static const char header[] =
@@ -100,7 +113,8 @@ static bool write_specs(const char *path, const spec *s, size_t n)
     for (size_t i = 0; i < n; i++)
         rows[i] = row_of(&s[i]);
     rs_signature sig = signature();
-    return rs_table_write(path, &sig, rows, n, err, sizeof err);
+    sp_target t = fx_ascend910();
+    return rs_table_write(path, &sig, &t, rows, n, err, sizeof err);
 }
 
 /* Whether a temporary file ("*.tmp.*") is left in dir/t. */
@@ -111,10 +125,11 @@ static bool leftover_tmp(void)
 
 static void round_trip(void)
 {
-    const char *path = at("t/bert-table.csv");
+    char path[512]; /* at() reuses its buffers */
+    snprintf(path, sizeof path, "%s", at("t/bert-table.csv"));
     CHECK(write_specs(path, all, 2));
     char want[4096];
-    snprintf(want, sizeof want, "%s%s%s", sigline, header,
+    snprintf(want, sizeof want, "%s%s%s%s", sigline, targetline, header,
              "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,1\n"
              "bert,512,3072,768,1,fp16,ascend910,WS,32,32,768,0,8,N,155648,cycles,,1\n");
     CHECK_STR(slurp(path), want);
@@ -135,11 +150,19 @@ static void round_trip(void)
     CHECK(write_specs(path, secs, NSPEC));
     CHECK(!leftover_tmp());
 
-    rs_entry *e;
-    size_t n;
-    rs_signature sig;
-    CHECK(rs_table_read(path, &e, &n, &sig, err, sizeof err));
+    rs_table tab;
+    CHECK(rs_table_read(path, &tab, err, sizeof err));
+    const rs_signature sig = tab.sig;
+    const rs_entry *e = tab.e;
+    size_t n = tab.n;
     CHECK_INT(n, NSPEC);
+    CHECK_INT(tab.ntargets, 1);
+    sp_target t910 = fx_ascend910();
+    char why[256] = "";
+    if (!CHECK(rs_table_target(&tab, "ascend910") &&
+               sp_target_same(rs_table_target(&tab, "ascend910"), &t910, why, sizeof why)))
+        fprintf(stderr, "  %s\n", why);
+    CHECK(rs_table_target(&tab, "ascend910b") == NULL);
     CHECK_STR(sig.version, "0.1.0");
     CHECK_STR(sig.script, "my scripts/bert.lua");
     CHECK_STR(sig.target, "ascend910");
@@ -159,32 +182,74 @@ static void round_trip(void)
         CHECK_STR(e[i].unit, s->unit);
         CHECK_INT(e[i].verified, 1);
     }
-    free(e);
-    /* sig may be NULL. */
-    CHECK(rs_table_read(path, &e, &n, NULL, err, sizeof err));
-    CHECK_INT(n, NSPEC);
-    free(e);
+    rs_table_free(&tab);
+    CHECK(tab.e == NULL && tab.n == 0 && tab.targets == NULL && tab.ntargets == 0);
 
-    /* An empty table is a table. */
+    /* An empty table is a table, and describes its target. */
     CHECK(write_specs(at("empty.csv"), all, 0));
-    CHECK(rs_table_read(at("empty.csv"), &e, &n, NULL, err, sizeof err));
-    CHECK_INT(n, 0);
-    free(e);
+    CHECK(rs_table_read(at("empty.csv"), &tab, err, sizeof err));
+    CHECK_INT(tab.n, 0);
+    CHECK_INT(tab.ntargets, 1);
+    rs_table_free(&tab);
+
+    /* A CPU target's table: its figures read back exactly (a measured clock). */
+    sp_target cpu = {.name = "host-custom", .kind = SP_CPU, .cores = 2,
+                     .clock_mhz = 2893.4567812, .cpu = {.simd_floats = 16, .vregs = 32,
+                     .fma_units = 2, .load_ports = 2, .cache = {48 * KiB, 1 * MiB, 0},
+                     .bw_l2 = 64, .bw_l3 = 32, .bw_mem = 16, .bw_mem_shared = 24,
+                     .fork_join = 10000}};
+    spec host = make("sgemm", 512, 768, 768, 1, SP_FP32, SP_WS, 144, 64, 768, 0, 1,
+                     SP_SPLIT_M, 0.00123);
+    host.target = "host-custom";
+    host.unit = "s";
+    host.c.config.mr = 8, host.c.config.nr = 48;
+    rs_row hr = row_of(&host);
+    rs_signature hs = signature();
+    strcpy(hs.target, "host-custom");
+    strcpy(hs.measure, "host");
+    CHECK(rs_table_write(at("host.csv"), &hs, &cpu, &hr, 1, err, sizeof err));
+    CHECK_HAS(slurp(at("host.csv")),
+              "\n# target host-custom kind=cpu cores=2 clock_mhz=2893.4567812 simd_floats=16 "
+              "vregs=32 fma_units=2 load_ports=2 l1=49152 l2=1048576 l3=0 bandwidth.l2=64 "
+              "bandwidth.l3=32 bandwidth.mem=16 bandwidth.mem_shared=24 fork_join=10000\n"
+              "problem,");
+    if (CHECK(rs_table_read(at("host.csv"), &tab, err, sizeof err))) {
+        CHECK(rs_table_target(&tab, "host-custom") &&
+              sp_target_same(rs_table_target(&tab, "host-custom"), &cpu, NULL, 0));
+        CHECK_INT(tab.e[0].config.nr, 48);
+        rs_table_free(&tab);
+    }
 
     /* Only measured rows belong in a table. */
     rs_row bad = row_of(&all[0]);
     bad.status = "wrong";
     rs_signature s = signature();
-    CHECK(!rs_table_write(path, &s, &bad, 1, err, sizeof err));
+    CHECK(!rs_table_write(path, &s, &t910, &bad, 1, err, sizeof err));
     snprintf(msg, sizeof msg,
              "cannot write '%s': row 1 (problem 'bert') is not a measured config (status "
              "wrong); a table holds only status-ok rows",
              path);
     CHECK_STR(err, msg);
     strcpy(s.target, "ascend 910");
+    strcpy(t910.name, s.target);
     bad.status = "ok";
-    CHECK(!rs_table_write(path, &s, &bad, 1, err, sizeof err));
+    CHECK(!rs_table_write(path, &s, &t910, &bad, 1, err, sizeof err));
     snprintf(msg, sizeof msg, "cannot write '%s': the target 'ascend 910' has white space", path);
+    CHECK_STR(err, msg);
+    /* One target: the signature's, the figures' and every row's. */
+    s = signature();
+    strcpy(t910.name, "ascend910b");
+    CHECK(!rs_table_write(path, &s, &t910, &bad, 1, err, sizeof err));
+    snprintf(msg, sizeof msg,
+             "cannot write '%s': the signature's target 'ascend910' is not 'ascend910b'", path);
+    CHECK_STR(err, msg);
+    strcpy(t910.name, "ascend910");
+    bad.target = "ascend910b";
+    CHECK(!rs_table_write(path, &s, &t910, &bad, 1, err, sizeof err));
+    snprintf(msg, sizeof msg,
+             "cannot write '%s': row 1 (problem 'bert') is of target 'ascend910b', the table's "
+             "is 'ascend910'",
+             path);
     CHECK_STR(err, msg);
     /* A directory that cannot be made: one line naming it. */
     put(at("plain"), "x");
@@ -194,9 +259,9 @@ static void round_trip(void)
     snprintf(msg, sizeof msg, "cannot create directory '%s': Not a directory", at("plain"));
     CHECK_STR(err, msg);
     /* The failed writes left the previous table in place. */
-    CHECK(rs_table_read(path, &e, &n, NULL, err, sizeof err));
-    CHECK_INT(n, NSPEC);
-    free(e);
+    CHECK(rs_table_read(path, &tab, err, sizeof err));
+    CHECK_INT(tab.n, NSPEC);
+    rs_table_free(&tab);
 }
 
 /* Reads text as a table; "" on success, else the message without the path. */
@@ -204,16 +269,17 @@ static const char *read_text(const char *text)
 {
     const char *path = at("bad.csv");
     put(path, text);
-    rs_entry *e = (rs_entry *)1;
-    size_t n = 99;
+    rs_table t;
+    memset(&t, 0x5a, sizeof t);
     static char result[1200];
-    bool ok = rs_table_read(path, &e, &n, NULL, err, sizeof err);
+    bool ok = rs_table_read(path, &t, err, sizeof err);
     if (ok) {
-        free(e);
+        rs_table_free(&t);
         return "";
     }
-    CHECK(e == NULL);
-    CHECK_INT(n, 0);
+    CHECK(t.e == NULL && t.targets == NULL);
+    CHECK_INT(t.n, 0);
+    CHECK_INT(t.ntargets, 0);
     snprintf(result, sizeof result, "%s",
              strncmp(err, path, strlen(path)) == 0 ? err + strlen(path) : err);
     return result;
@@ -227,40 +293,43 @@ static void malformed(void)
     CHECK_STR(read_text(text), ":1: not an npu-tune table (no '# npu-tune table' line)");
     CHECK_STR(read_text(""), ":1: not an npu-tune table (no '# npu-tune table' line)");
     CHECK_STR(read_text("# npu-tune tablet 1\n"), ":1: not an npu-tune table (no '# npu-tune table' line)");
-    snprintf(text, sizeof text, "# npu-tune table 3 version=9.0\n%s%s", header, row);
-    CHECK_STR(read_text(text), ":1: table format 3 is not supported (this build reads 1 to 2)");
+    snprintf(text, sizeof text, "# npu-tune table 4 version=9.0\n%s%s", header, row);
+    CHECK_STR(read_text(text), ":1: table format 4 is not supported (this build reads 1 to 3)");
     snprintf(text, sizeof text, "# npu-tune table 2 version=0.1.0 oops\n%s%s", header, row);
     CHECK_STR(read_text(text), ":1: 'oops' in the signature is not key=value");
     snprintf(text, sizeof text, "%sproblem,M,N,K,batch,dtype,target,strategy,m,n,k,cores,split,measured,unit\n%s",
-             sigline, row);
+             sigline2, row);
     CHECK_STR(read_text(text), ":2: columns are not the tuning table's");
-    snprintf(text, sizeof text, "%s", sigline);
+    snprintf(text, sizeof text, "%s", sigline2);
     CHECK_STR(read_text(text), ":2: columns are not the tuning table's");
-    snprintf(text, sizeof text, "%s%s%s%s", sigline, header, row,
+    /* Format 2 has no target line. */
+    snprintf(text, sizeof text, "%s%s%s%s", sigline2, targetline, header, row);
+    CHECK_STR(read_text(text), ":2: columns are not the tuning table's");
+    snprintf(text, sizeof text, "%s%s%s%s", sigline2, header, row,
              "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,K,81920,cycles,,0\n");
     CHECK_STR(read_text(text), ":4: field 'split' is not M, N or MN: 'K'");
-    snprintf(text, sizeof text, "%s%s%s%s", sigline, header, row,
+    snprintf(text, sizeof text, "%s%s%s%s", sigline2, header, row,
              "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,,cycles,,0\n");
     CHECK_STR(read_text(text), ":4: field 'measured' is empty");
-    snprintf(text, sizeof text, "%s%s%s%s", sigline, header, row,
+    snprintf(text, sizeof text, "%s%s%s%s", sigline2, header, row,
              "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,0,extra\n");
     CHECK_STR(read_text(text), ":4: 19 fields, expected 18");
-    snprintf(text, sizeof text, "%s%s%s%s", sigline, header, row,
+    snprintf(text, sizeof text, "%s%s%s%s", sigline2, header, row,
              "bert,512,768,768,1,fp32,host,OS,128,128,64,1,1,M,0.5,s,6x300,1\n");
     CHECK_STR(read_text(text), ":4: field 'micro' is out of range: '300'");
     /* Truncated: the last row has no newline. */
-    snprintf(text, sizeof text, "%s%s%s%s", sigline, header, row, "bert,512,768,768,1,fp16,asc");
+    snprintf(text, sizeof text, "%s%s%s%s", sigline2, header, row, "bert,512,768,768,1,fp16,asc");
     CHECK_STR(read_text(text), ":4: the last line is cut off (no newline at its end)");
-    snprintf(text, sizeof text, "%s%s%s", sigline, header, row);
+    snprintf(text, sizeof text, "%s%s%s", sigline2, header, row);
     CHECK_STR(read_text(text), "");
     /* The verified column: 0 or 1; format 1 tables have none (read as -1). */
-    snprintf(text, sizeof text, "%s%s%s%s", sigline, header, row,
+    snprintf(text, sizeof text, "%s%s%s%s", sigline2, header, row,
              "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,2\n");
     CHECK_STR(read_text(text), ":4: field 'verified' is not 0 or 1: '2'");
-    snprintf(text, sizeof text, "%s%s%s%s", sigline, header, row,
+    snprintf(text, sizeof text, "%s%s%s%s", sigline2, header, row,
              "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,\n");
     CHECK_STR(read_text(text), ":4: field 'verified' is empty");
-    snprintf(text, sizeof text, "%s%s%s", sigline, header1,
+    snprintf(text, sizeof text, "%s%s%s", sigline2, header1,
              "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,\n");
     CHECK_STR(read_text(text), ":2: columns are not the tuning table's");
     snprintf(text, sizeof text, "%s%s%s", sigline1, header, row);
@@ -269,23 +338,103 @@ static void malformed(void)
              "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,\n"
              "q8,64,64,96,2,int8,ascend910,OS,32,32,32,0,2,M,777,cycles,\n");
     put(at("old.csv"), text);
-    rs_entry *old;
-    size_t nold;
-    if (CHECK(rs_table_read(at("old.csv"), &old, &nold, NULL, err, sizeof err)) &&
-        CHECK_INT(nold, 2)) {
-        CHECK_INT(old[0].verified, -1);
-        CHECK_INT(old[1].verified, -1);
-        CHECK_DBL(old[1].measured, 777);
-        CHECK_INT(old[1].problem.batch, 2);
+    rs_table old;
+    if (CHECK(rs_table_read(at("old.csv"), &old, err, sizeof err)) && CHECK_INT(old.n, 2)) {
+        CHECK_INT(old.e[0].verified, -1);
+        CHECK_INT(old.e[1].verified, -1);
+        CHECK_DBL(old.e[1].measured, 777);
+        CHECK_INT(old.e[1].problem.batch, 2);
+        CHECK_INT(old.ntargets, 0); /* its rows name a built-in target */
+        CHECK(rs_table_target(&old, "ascend910") == NULL);
     }
-    free(old);
+    rs_table_free(&old);
+    /* Format 2 reads the same, with its verified column. */
+    snprintf(text, sizeof text, "%s%s%s", sigline2, header, row);
+    put(at("old.csv"), text);
+    if (CHECK(rs_table_read(at("old.csv"), &old, err, sizeof err)) && CHECK_INT(old.n, 1)) {
+        CHECK_INT(old.e[0].verified, 0);
+        CHECK_INT(old.e[0].line, 3);
+        CHECK_INT(old.ntargets, 0);
+    }
+    rs_table_free(&old);
 
-    rs_entry *e;
-    size_t n;
+    rs_table missing;
     char want[700];
-    CHECK(!rs_table_read(at("missing.csv"), &e, &n, NULL, err, sizeof err));
+    CHECK(!rs_table_read(at("missing.csv"), &missing, err, sizeof err));
     snprintf(want, sizeof want, "cannot open '%s': No such file or directory", at("missing.csv"));
     CHECK_STR(err, want);
+}
+
+/* Format 3: the target line, read as strictly as a script's target. */
+static void figures(void)
+{
+    char text[8192];
+    const char *row = "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,0\n";
+    snprintf(text, sizeof text, "%s%s%s%s", sigline, targetline, header, row);
+    CHECK_STR(read_text(text), "");
+    rs_table t;
+    if (CHECK(rs_table_read(at("bad.csv"), &t, err, sizeof err))) {
+        CHECK_INT(t.e[0].line, 4);
+        rs_table_free(&t);
+    }
+    /* The table's target must be described, once, under its own name. */
+    snprintf(text, sizeof text, "%s%s%s", sigline, header, row);
+    CHECK_STR(read_text(text), ":2: no '# target ascend910' line before the columns");
+    snprintf(text, sizeof text, "%s%s%s%s%s", sigline, targetline, targetline, header, row);
+    CHECK_STR(read_text(text), ":3: target 'ascend910' is described twice (first at line 2)");
+    snprintf(text, sizeof text,
+             "# npu-tune table 3 version=0.1.0 measure=sim script=s.lua\n%s%s%s", targetline,
+             header, row);
+    CHECK_STR(read_text(text), ":1: the signature names no target");
+    /* hostile target lines: the text of targetline with one word replaced */
+    static const char *const edits[][3] = {
+        {"ascend910 kind", "ascend910b kind",
+         ":2: target 'ascend910b' is not the table's, 'ascend910' (line 1)"},
+        {" cores=32 ", " cores=lots ",
+         ":2: target 'ascend910': field 'cores' must be an integer from -2147483647 to "
+         "2147483647, not 'lots'"},
+        {" cores=32 ", " cores=32 cores=32 ", ":2: target 'ascend910': field 'cores' given twice"},
+        {" cores=32 ", " cors=32 ", ":2: target 'ascend910': unknown field 'cors'"},
+        {" cores=32 ", " ", ":2: target 'ascend910': field 'cores' is missing"},
+        {" cores=32 ", " cores=0 ",
+         ":2: target 'ascend910': field 'cores' must be a positive integer"},
+        {" l1=1048576 ", " l1=18446744073709551616 ",
+         ":2: target 'ascend910': field 'l1' must be a 64-bit integer, not "
+         "'18446744073709551616'"},
+        {" clock_mhz=1000 ", " clock_mhz=1e400 ",
+         ":2: target 'ascend910': field 'clock_mhz' must be a finite number, not '1e400'"},
+        {" clock_mhz=1000 ", " clock_mhz=nan ",
+         ":2: target 'ascend910': field 'clock_mhz' must be a finite number, not 'nan'"},
+        {" kind=npu ", " kind=cpu ",
+         ":2: target 'ascend910': field 'macs.fp16' does not apply to cpu targets"},
+        {" events=8", " events=8 vregs=4",
+         ":2: target 'ascend910': field 'vregs' does not apply to npu targets"},
+        {" events=8", " events=8\r",
+         ":2: target 'ascend910': field 'events' must be an integer from -2147483647 to "
+         "2147483647, not '8?'"},
+    };
+    for (size_t i = 0; i < sizeof edits / sizeof *edits; i++) {
+        char line[2048];
+        const char *at = strstr(targetline, edits[i][0]);
+        if (!CHECK(at != NULL))
+            continue;
+        snprintf(line, sizeof line, "%.*s%s%s", (int)(at - targetline), targetline, edits[i][1],
+                 at + strlen(edits[i][0]));
+        snprintf(text, sizeof text, "%s%s%s%s", sigline, line, header, row);
+        if (!CHECK_STR(read_text(text), edits[i][2]))
+            fprintf(stderr, "  (edit %zu)\n", i);
+    }
+    /* more words than a target has fields */
+    char many[4096];
+    snprintf(many, sizeof many, "%.*s", (int)strlen(targetline) - 1, targetline);
+    for (int i = 0; i < 20; i++)
+        strcat(many, " x=1");
+    strcat(many, "\n");
+    snprintf(text, sizeof text, "%s%s%s%s", sigline, many, header, row);
+    CHECK_STR(read_text(text), ":2: more than 41 figures on the target line");
+    /* a target line after the columns is a malformed row */
+    snprintf(text, sizeof text, "%s%s%s%s%s", sigline, targetline, header, row, targetline);
+    CHECK_PREFIX(read_text(text), ":5: ");
 }
 
 /* The expected choice of a lookup: rs_table_pick, else the default entry
@@ -388,7 +537,7 @@ static int run(const char *cmd)
 
 /* Writes the header of e[0..n) and a program checking every lookup of q
  * against want; compiles it with cc (and C++) and runs it. */
-static void compile_and_run(const char *name, const rs_entry *e, size_t n, const query *q,
+static void compile_and_run(const char *name, rs_entry *e, size_t n, const query *q,
                             const int *want, size_t nq)
 {
     char hpath[600], cpath[600], bin[600], cmd[4096];
@@ -396,11 +545,19 @@ static void compile_and_run(const char *name, const rs_entry *e, size_t n, const
     snprintf(cpath, sizeof cpath, "%s/%s.c", dir, name);
     snprintf(bin, sizeof bin, "%s/%s", dir, name);
     FILE *f = fopen(hpath, "w");
-    rs_signature sig = signature();
-    strcpy(sig.script, "odd */ name\nhere.lua");
-    CHECK(f && rs_header_write(f, e, n, &sig));
+    sp_target t = fx_ascend910();
+    rs_table tab = {.sig = signature(), .e = e, .n = n, .targets = &t, .ntargets = 1};
+    strcpy(tab.sig.script, "odd */ name\nhere.lua");
+    CHECK(f && rs_header_write(f, &tab));
     if (f)
         fclose(f);
+    /* its comment gives the target's figures, in lines of at most 90 columns */
+    const char *h = slurp(hpath);
+    CHECK_HAS(h, "\n * Its figures: kind=npu cores=32 clock_mhz=1000 macs.fp16=4096 ");
+    CHECK_HAS(h, " events=8\n * Self-contained");
+    for (const char *l = h; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        if (strncmp(l, " *  ", 4) == 0 && strstr(l, "=") && !CHECK((strchr(l, '\n') - l) <= 90))
+            break;
     f = fopen(cpath, "w");
     if (!CHECK(f != NULL))
         return;
@@ -561,6 +718,7 @@ int main(int argc, char **argv)
     } else {
         round_trip();
         malformed();
+        figures();
         pick();
         rc = CHECK_DONE();
     }
