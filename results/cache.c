@@ -112,6 +112,11 @@ size_t rs_cache_size(const rs_cache *c)
     return c ? c->n : 0;
 }
 
+const rs_entry *rs_cache_entry(const rs_cache *c, size_t i)
+{
+    return c && i < c->n ? &c->e[i] : NULL;
+}
+
 /* Frees the cache (NULL is fine). */
 void rs_cache_free(rs_cache *c)
 {

@@ -253,7 +253,6 @@ static bool parse_field(const where *w, rs_field f, char *s, rs_entry *e)
 {
     sp_problem *p = &e->problem;
     sp_config *c = &e->config;
-    double ignored;
     uint8_t v = 0;
     int db;
     switch (f) {
@@ -286,8 +285,9 @@ static bool parse_field(const where *w, rs_field f, char *s, rs_entry *e)
         return true;
     case RS_CORES: return int32(w, f, s, &c->cores);
     case RS_SPLIT: return choice(w, f, s, sp_split_parse, sp_split_name, &c->split);
-    case RS_LOAD: /* model figures: empty for an illegal candidate, not kept */
-    case RS_EST: return !*s || real(w, f, s, &ignored);
+    case RS_LOAD: /* model figures: empty for an illegal candidate */
+        return !*s || real(w, f, s, &e->load_elems);
+    case RS_EST: return !*s || real(w, f, s, &e->est_cycles);
     case RS_BACKEND: return text(w, f, s, e->backend, sizeof e->backend);
     case RS_STATUS: return text(w, f, s, e->status, sizeof e->status);
     case RS_MEASURED: {

@@ -184,7 +184,8 @@ static bool start(const char *path, const char *sigpath, int fd, const rs_signat
 /* ---- the rows of a resumed journal must be this run's ---- */
 
 typedef struct {
-    const rs_signature *sig;
+    const rs_signature *sig;     /* NULL: any target and backend (rs_journal_read) */
+    bool search_figures;         /* a final's row does not replace the search's figure */
     const sp_problem **problems; /* sorted by problem_cmp; NULL: not checked */
     size_t np;
     char unit[8];                /* of the first ok row, "" before it */
@@ -216,12 +217,12 @@ static bool check_row(const char *path, const rs_entry *e, rules *r, char *err, 
 {
     const sp_problem *p = &e->problem, *key = p;
     const char *dtype = sp_dtype_name(p->dtype);
-    if (strcmp(e->target, r->sig->target) != 0) {
+    if (r->sig && strcmp(e->target, r->sig->target) != 0) {
         snprintf(err, errlen, "%s:%ld: row is for target %s, this run is for %s", path, e->line,
                  e->target, r->sig->target);
         return false;
     }
-    if (strcmp(e->backend, r->sig->measure) != 0) {
+    if (r->sig && strcmp(e->backend, r->sig->measure) != 0) {
         snprintf(err, errlen, "%s:%ld: row was measured with %s, this run measures with %s",
                  path, e->line, e->backend, r->sig->measure);
         return false;
@@ -273,6 +274,11 @@ static bool read_rows(const char *path, char *buf, size_t len, rules *r, rs_cach
         if (!rs_parse_row(line, true, &e, path, lineno, err, errlen) ||
             !check_row(path, &e, r, err, errlen))
             return false;
+        const rs_entry *had = r->search_figures && strcmp(e.round, "final") == 0
+                                  ? rs_cache_find(c, &e.problem, &e.config)
+                                  : NULL;
+        if (had && strcmp(had->status, "ok") == 0)
+            continue; /* the search's figure stands */
         if (!rs_cache_put(c, &e)) {
             snprintf(err, errlen, "%s:%ld: out of memory", path, lineno);
             return false;
@@ -383,6 +389,43 @@ fail:
         free(j->path);
     free(j);
     return NULL;
+}
+
+bool rs_journal_read(const char *path, bool search_figures, rs_cache **cache, char *err,
+                     size_t errlen)
+{
+    *cache = NULL;
+    char *buf = NULL;
+    size_t len = 0, keep;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+        return false;
+    }
+    bool ok = bs_read_all(fd, &buf, &len);
+    if (!ok)
+        snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+    close(fd);
+    rules r = {.search_figures = search_figures};
+    rs_cache *c = ok ? rs_cache_new() : NULL;
+    if (ok && !c) {
+        snprintf(err, errlen, "cannot read '%s': out of memory", path);
+        ok = false;
+    } else if (ok && !memchr(buf, '\n', len)) { /* no whole header line */
+        if (len)
+            snprintf(err, errlen, "%s:1: columns are not the npu-tune journal's", path);
+        else
+            snprintf(err, errlen, "%s: empty file, not an npu-tune journal", path);
+        ok = false;
+    }
+    ok = ok && read_rows(path, buf, len, &r, c, &keep, err, errlen);
+    free(buf);
+    if (!ok) {
+        rs_cache_free(c);
+        return false;
+    }
+    *cache = c;
+    return true;
 }
 
 const char *rs_journal_unit(const rs_journal *j, long *line)

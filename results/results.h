@@ -50,6 +50,8 @@ typedef struct {
     int verified;      /* table: 1 checked against a reference, 0 not, -1 not known
                         * (format 1 tables did not say) */
     char backend[32];  /* journal: the backend that measured it; table: "" */
+    double load_elems; /* journal: the model's load volume and estimated cycles; */
+    double est_cycles; /* 0 where the row has none (an illegal candidate); table: 0 */
     long line;         /* the line of its file it was read from */
 } rs_entry;
 
@@ -59,6 +61,8 @@ typedef struct rs_cache rs_cache;
 /* The entry for problem p (name, M, N, K, batch, dtype) and config c, or NULL. */
 const rs_entry *rs_cache_find(const rs_cache *c, const sp_problem *p, const sp_config *cfg);
 size_t rs_cache_size(const rs_cache *c);
+/* Entry i (i < rs_cache_size) in the order its key was first seen. */
+const rs_entry *rs_cache_entry(const rs_cache *c, size_t i);
 void rs_cache_free(rs_cache *c);
 
 typedef struct rs_journal rs_journal;
@@ -97,6 +101,19 @@ rs_journal *rs_journal_open_with(const char *path, const rs_signature *sig,
 /* The unit of the ok rows the journal was resumed with ("" if none) and in
  * *line (may be NULL) the line of the first of them. */
 const char *rs_journal_unit(const rs_journal *j, long *line);
+
+/* Reads a whole journal to look at it, not to resume it: no sidecar is
+ * needed, no lock taken, nothing written (a run may be appending to it).
+ * The header must be the journal's, every complete row must parse and the
+ * ok rows be of one unit ("PATH:LINE: ..."); a torn last line is dropped.
+ * Each (problem, config) is kept once (a journal is of one target and
+ * backend), with its last row, as a resumed run reads it (a failed
+ * verification replaces the ok row); with search_figures, a final's
+ * re-measurement does not replace the search's figure, so that every
+ * config's figure comes from one protocol. *cache receives the rows; NULL
+ * with a one-line reason otherwise. */
+bool rs_journal_read(const char *path, bool search_figures, rs_cache **cache, char *err,
+                     size_t errlen);
 
 /* Appends one row and flushes it to the OS. False with a reason in err.
  * Not thread-safe: callers serialise. */

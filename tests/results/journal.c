@@ -652,6 +652,106 @@ static void through(void)
     CHECK(access(sigpath, F_OK) != 0);
 }
 
+/* rs_journal_read: the rows of any target and backend, each config once with
+ * its last row (or its search figure) and the model's figures; no sidecar,
+ * lock or write; the errors name the file and line. */
+static void read_whole(void)
+{
+    const char *path = at("read/j.csv");
+    char text[4096];
+    snprintf(text, sizeof text, "%s%s", header,
+             "a,64,64,64,1,fp16,ascend310,OS,32,32,64,0,1,M,16384,900.5,sim,ok,1000,cycles,,search\n"
+             "a,64,64,64,1,fp16,ascend310,OS,64,32,64,0,1,M,12288,,sim,ok,800,cycles,,search\n"
+             "b,64,64,64,1,fp32,host,WS,64,64,64,1,2,N,8192,700,host,crash,,cycles,6x16,search\n"
+             "a,64,64,64,1,fp16,ascend310,OS,32,32,64,0,1,M,16384,900.5,sim,ok,950,cycles,,final\n"
+             "a,64,64,64,1,fp16,ascend310,OS,64,32,64,0,1,M,12288,,sim,wrong,,cycles,,verify\n"
+             "a,64,64,64,1,fp16,ascend310,IS,16,16,64,0,1,M,1,2,sim,ok,3"); /* torn */
+    CHECK(mkdir(at("read"), 0755) == 0);
+    put(path, text, "w");
+    rs_cache *c = NULL;
+    if (CHECK(rs_journal_read(path, false, &c, err, sizeof err))) {
+        CHECK_INT(rs_cache_size(c), 3);
+        const rs_entry *e = rs_cache_entry(c, 0);
+        if (CHECK(e != NULL)) { /* the final's figure replaced the search's */
+            CHECK_STR(e->round, "final");
+            CHECK_DBL(e->measured, 950);
+            CHECK_DBL(e->est_cycles, 900.5);
+            CHECK_DBL(e->load_elems, 16384);
+            CHECK_INT(e->line, 5);
+        }
+        if (CHECK((e = rs_cache_entry(c, 1)) != NULL)) { /* a failed verification */
+            CHECK_STR(e->status, "wrong");
+            CHECK_DBL(e->est_cycles, 0);
+        }
+        if (CHECK((e = rs_cache_entry(c, 2)) != NULL)) {
+            CHECK_STR(e->target, "host");
+            CHECK_STR(e->backend, "host");
+            CHECK_INT(e->config.mr, 6);
+        }
+        CHECK(rs_cache_entry(c, 3) == NULL);
+    }
+    rs_cache_free(c);
+    /* the search's figures: the final's row does not replace it, the failed
+     * verification still does */
+    if (CHECK(rs_journal_read(path, true, &c, err, sizeof err))) {
+        CHECK_INT(rs_cache_size(c), 3);
+        const rs_entry *e = rs_cache_entry(c, 0);
+        if (CHECK(e != NULL)) {
+            CHECK_STR(e->round, "search");
+            CHECK_DBL(e->measured, 1000);
+        }
+        if (CHECK((e = rs_cache_entry(c, 1)) != NULL))
+            CHECK_STR(e->status, "wrong");
+    }
+    rs_cache_free(c);
+    CHECK_STR(slurp(path), text); /* nothing cut, nothing written beside it */
+    CHECK(access(at("read/j.csv.sig"), F_OK) != 0);
+
+    /* A journal another process holds can be read. */
+    int fd = open(at("read/held.csv"), O_RDWR | O_CREAT, 0644);
+    CHECK(fd >= 0 && write(fd, header, strlen(header)) == (ssize_t)strlen(header));
+    struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    CHECK(fcntl(fd, F_SETLK, &lk) == 0);
+    CHECK(rs_journal_read(at("read/held.csv"), false, &c, err, sizeof err));
+    CHECK_INT(rs_cache_size(c), 0);
+    rs_cache_free(c);
+    close(fd);
+
+    struct {
+        const char *name, *text, *why; /* why: after "PATH" */
+    } bad[] = {
+        {"empty.csv", "", ": empty file, not an npu-tune journal"},
+        {"torn_head.csv", "problem,M,N", ":1: columns are not the npu-tune journal's"},
+        {"foreign.csv", "a,b,c\n", ":1: columns are not the npu-tune journal's"},
+        {"short.csv", "a,64,64,64,1,fp16,t,OS,32,32,64,0,1,M,1,2,sim,ok,5,cycles\n",
+         ":2: 20 fields, expected 22"},
+        {"badest.csv", "a,64,64,64,1,fp16,t,OS,32,32,64,0,1,M,1,x,sim,ok,5,cycles,,search\n",
+         ":2: field 'est_cycles' is not a number: 'x'"},
+        {"units.csv",
+         "a,64,64,64,1,fp16,t,OS,32,32,64,0,1,M,1,2,sim,ok,5,cycles,,search\n"
+         "a,64,64,64,1,fp16,t,OS,64,32,64,0,1,M,1,2,sim,ok,5,s,,search\n",
+         ":3: row is in s, line 2 is in cycles; a journal holds one unit"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char p[1024], want[1200];
+        snprintf(p, sizeof p, "%s/read/%s", dir, bad[i].name);
+        snprintf(text, sizeof text, "%s%s", i < 3 ? "" : header, bad[i].text);
+        put(p, text, "w");
+        c = NULL;
+        CHECK(!rs_journal_read(p, false, &c, err, sizeof err));
+        CHECK(c == NULL);
+        snprintf(want, sizeof want, "%s%s", p, bad[i].why);
+        CHECK_STR(err, want);
+    }
+    CHECK(!rs_journal_read(at("read/missing.csv"), false, &c, err, sizeof err));
+    char want[1200];
+    snprintf(want, sizeof want, "cannot open '%s': No such file or directory", at("read/missing.csv"));
+    CHECK_STR(err, want);
+    CHECK(!rs_journal_read(at("read"), false, &c, err, sizeof err));
+    snprintf(want, sizeof want, "cannot read '%s': Is a directory", at("read"));
+    CHECK_STR(err, want);
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) {
@@ -668,6 +768,7 @@ int main(void)
     fresh();
     unwritable();
     many();
+    read_whole();
     remove_tree(dir);
     return CHECK_DONE();
 }
