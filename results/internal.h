@@ -1,5 +1,5 @@
-/* internal.h — what the results files share: row formatting and parsing (csv.c)
- * and the journal's lookup cache (cache.c). */
+/* internal.h — what the results files share: row formatting and parsing (csv.c),
+ * the journal's lookup cache (cache.c) and a rank correlation (rank.c). */
 #ifndef NPU_TUNE_RESULTS_INTERNAL_H
 #define NPU_TUNE_RESULTS_INTERNAL_H
 
@@ -57,5 +57,15 @@ double rs_shape_distance(const sp_problem *a, const sp_problem *b);
  * problem and config); NULL / false when memory runs out. */
 rs_cache *rs_cache_new(void);
 bool rs_cache_put(rs_cache *c, const rs_entry *e);
+
+/* The model's estimate of a journal row: its estimated cycles, or its load
+ * volume (by_load) (fidelity.c). */
+double rs_estimate(const rs_entry *e, bool by_load);
+
+/* Kendall's tau-b of x[i] and y[i], i < n, in O(n log n): (concordant -
+ * discordant pairs) / sqrt((pairs - pairs tied in x)(pairs - pairs tied in
+ * y)), so ties in either sample count as neither (rank.c). *tau is NaN when
+ * n < 2 or either sample is all one value; false if memory ran out. */
+bool rs_kendall_tau_b(const double *x, const double *y, size_t n, double *tau);
 
 #endif

@@ -178,6 +178,83 @@ const char *rs_plot_what(int i);
  * "gnuplot not found; install the gnuplot package") otherwise. */
 bool rs_plot(const char *journal, const char *dir, char *err, size_t errlen);
 
+/* ---- the model against the measurements (fidelity.c) ---- */
+
+/* How many top-k rs_fidelity.recall holds: k = 1, 5, 10. */
+enum { RS_NRECALL = 3 };
+
+/* How well the model's estimates rank and predict a set of measured configs. */
+typedef struct {
+    size_t rows;          /* configs measured ok, each once */
+    double spearman;      /* Spearman's rho of estimate and measurement (NaN: undefined) */
+    double kendall;       /* Kendall's tau-b, ties counted as neither (NaN: undefined) */
+    double regret;        /* the model's first pick measured over the best measured, - 1 */
+    double best_rank;     /* the best measured's place in the model's order, 1 = first */
+    double recall[RS_NRECALL]; /* the best within the model's first 1, 5, 10: 1 or 0 */
+    double error_median;  /* median and 90th percentile of |estimate/measured - 1| */
+    double error_p90;
+    double bias;          /* median estimate/measured: > 1, the model over-charges */
+} rs_fidelity;
+
+/* The ok rows of one problem (name, shape, batch, dtype) on one target and
+ * backend, across the journals read. */
+typedef struct {
+    sp_problem problem;
+    char target[SP_NAME_MAX];
+    char backend[32];
+    char unit[8];
+    bool by_load;       /* estimate = load volume: a row has no est_cycles */
+    double scale;       /* measured units per estimate unit in errors and bias */
+    rs_fidelity fig;
+    size_t first;         /* its rows: the report's rows[first .. first + fig.rows) */
+    const rs_entry *pick; /* the model's first pick among the rows */
+    const rs_entry *best; /* the best measured */
+} rs_report_group;
+
+/* The factor an estimate is scaled by where its unit is not the measurement's
+ * (seconds against est_cycles, or the load volume): one per target, backend,
+ * unit and estimate, the median measured/estimate of its rows. */
+typedef struct {
+    char target[SP_NAME_MAX];
+    char backend[32];
+    char unit[8];
+    bool by_load;
+    bool fitted;        /* false: cycles against est_cycles, scale 1 */
+    double scale;
+    size_t rows;
+} rs_report_scale;
+
+/* The bias and error of the rows that share one value of a config axis. */
+typedef struct {
+    const char *axis;   /* "cores", "strategy", "split", "double_buffer", "micro" */
+    char value[24];
+    size_t rows;
+    double bias, error_median;
+} rs_report_bias;
+
+typedef struct {
+    rs_report_group *group;  /* in the order first met in the journals */
+    size_t ngroups;
+    rs_fidelity all;         /* rows summed; spearman, kendall, regret and recall the mean
+                              * over the groups; best_rank NaN; errors and bias of every row */
+    rs_report_scale *scale;  /* by target, backend, unit, estimate */
+    size_t nscales;
+    rs_report_bias *bias;    /* by axis, then value */
+    size_t nbias;
+    rs_entry *rows;          /* the rows the groups point into */
+    size_t nrows;
+} rs_report;
+
+/* Reads the journals paths[0..n) (rs_journal_read, the search's figures)
+ * and sets the model's estimate (est_cycles; the load volume in a group
+ * where a row has none) against their ok rows: a config in two journals
+ * counts once, with the later journal's row. The model's order is by
+ * estimate, ties to the lower load volume, then the earlier row. False with a one-line reason:
+ * a journal's, "PATH:LINE: ..." for a row of another unit than its group's
+ * or an ok row without the model's figures, or no ok row at all. */
+bool rs_report_read(const char *const *paths, size_t n, rs_report *r, char *err, size_t errlen);
+void rs_report_free(rs_report *r);
+
 #pragma GCC visibility pop
 
 #endif

@@ -45,6 +45,8 @@ static int help(void)
             "  npu-tune sim KERNEL [--format text|csv] [--trace out.json] [--check]\n"
             "  npu-tune table export TABLE.csv -o FILE.h   the table as a C header\n"
             "  npu-tune plot RESULTS.csv [-o DIR]          plots of a journal (gnuplot)\n"
+            "  npu-tune report JOURNAL.csv... [--format text|csv]\n"
+            "                                      the model against the journals' measurements\n"
             "  npu-tune --version\n"
             "in a script: tune { search = {searches}, measure = {measures} }\n");
     return TN_OK;
@@ -56,6 +58,7 @@ static const struct {
     int (*run)(int argc, char **argv);
 } commands[] = {
     {"model", tn_model}, {"gen", tn_gen}, {"sim", tn_sim}, {"table", tn_table}, {"plot", tn_plot},
+    {"report", tn_report},
 };
 enum { NCOMMANDS = sizeof commands / sizeof *commands };
 

@@ -21,6 +21,10 @@ int tn_table(int argc, char **argv);
 /* npu-tune plot RESULTS.csv [-o DIR]: the pictures of a journal. */
 int tn_plot(int argc, char **argv);
 
+/* npu-tune report JOURNAL.csv... [--format text|csv]: the model against the
+ * journals' measurements. */
+int tn_report(int argc, char **argv);
+
 /* npu-tune gen ...: the kernel of one config, or of a shape from a table. */
 int tn_gen(int argc, char **argv);
 
