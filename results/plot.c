@@ -1,5 +1,6 @@
-/* plot.c — the pictures of a results journal: reads its ok rows, writes small
- * data files and renders them with gnuplot (scripts embedded or $NPU_TUNE_PLOTS). */
+/* plot.c — the pictures of a results journal: reads its ok rows per shape
+ * (rs_report_read), writes small data files and renders them with gnuplot
+ * (scripts embedded or $NPU_TUNE_PLOTS). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
@@ -16,7 +17,8 @@
  * results/plots/NAME.gp (CMake embeds every script of that folder as
  * rs_plot_NAME_gp), and shows what the text says (--help lists it). */
 #define RS_PLOTS(X)                                                                 \
-    X(measured_vs_model, "every ok measurement against the model's estimate")      \
+    X(measured_vs_model, "every ok measurement against the model's estimate, the best " \
+                         "and the model's first pick of each shape marked")        \
     X(strategies, "per shape, the best measurement of each strategy")              \
     X(tiles, "per shape (tiles_SHAPE), the measured tile plane of its best strategy")
 
@@ -37,37 +39,6 @@ static const struct {
 
 const char *rs_plot_name(int i) { return i >= 0 && i < NPLOTS ? plots[i].name : NULL; }
 const char *rs_plot_what(int i) { return i >= 0 && i < NPLOTS ? plots[i].what : NULL; }
-
-enum { MAX_STRATEGIES = 16, NAME_LEN = 16 };
-
-/* One ok measurement of the journal. */
-typedef struct {
-    long long M, N, K, batch;
-    int m, n, k, db, cores;
-    int shape, strategy; /* indices into the plot's shapes and strategies */
-    char split[NAME_LEN];
-    double est, measured;
-} prow;
-
-/* A shape: the problem (name, dims, dtype) its rows belong to. */
-typedef struct {
-    char problem[SP_NAME_MAX]; /* as in the journal */
-    char safe[SP_NAME_MAX];    /* [A-Za-z0-9_.-] only: for file names and titles */
-    char dtype[NAME_LEN];
-    long long M, N, K, batch;
-    double best[MAX_STRATEGIES]; /* best measured per strategy; 0 = none */
-} pshape;
-
-typedef struct {
-    const char *path;
-    prow *rows;
-    size_t n, cap;
-    pshape *shapes;
-    size_t nshapes, shapecap;
-    char strategies[MAX_STRATEGIES][NAME_LEN]; /* in journal order until sorted */
-    int nstrategies;
-    char unit[NAME_LEN];
-} pdata;
 
 /* ---- a growing string, for gnuplot's -e argument ---- */
 
@@ -112,250 +83,33 @@ static void sb_var(sbuf *b, const char *name, const char *value)
     sb_printf(b, "'; ");
 }
 
-/* ---- reading the journal ---- */
+/* The journal's ok rows per shape (rs_report: each config once, the model's
+ * pick and the best measured), and which strategies they hold. */
+typedef struct {
+    rs_report r;
+    bool has[SP_NSTRATEGY];
+    const char *unit; /* a journal holds one */
+} pdata;
 
-/* The journal columns the plot reads, found by name in the header (which
- * may have others, in any order). */
-static const rs_field wanted[] = {
-    RS_PROBLEM, RS_M, RS_N, RS_K, RS_BATCH, RS_DTYPE, RS_STRATEGY, RS_TILE_M, RS_TILE_N,
-    RS_TILE_K, RS_DOUBLE_BUFFER, RS_CORES, RS_SPLIT, RS_EST, RS_STATUS, RS_MEASURED, RS_UNIT};
-
-static bool parse_ll(const char *s, long long lo, long long hi, long long *v)
+/* How an axis over values in [lo, hi] is drawn, the plots' variables logx,
+ * logy, logcb: 0 linear (they span less than a decade: a log axis would show
+ * no power of ten), 1 log with numbers at 1, 2 and 5 times the powers of ten
+ * (up to three decades), 2 log with numbers at the powers. */
+static int axis_kind(double lo, double hi)
 {
-    char *end;
-    errno = 0;
-    long long x = strtoll(s, &end, 10);
-    if (end == s || *end || errno || x < lo || x > hi)
-        return false;
-    *v = x;
-    return true;
+    return hi < 10 * lo ? 0 : hi < 1000 * lo ? 1 : 2;
 }
 
-static bool parse_positive(const char *s, double *v)
+/* The group's label: "problem MxNxK[ batch B][ dtype]" (fp16 unsaid). */
+static void shape_label(const rs_report_group *g, char *buf, size_t len)
 {
-    char *end;
-    double x = strtod(s, &end);
-    if (end == s || *end || !isfinite(x) || x <= 0)
-        return false;
-    *v = x;
-    return true;
-}
-
-static bool copy_name(char *dst, size_t size, const char *s)
-{
-    size_t n = strlen(s);
-    if (n == 0 || n >= size)
-        return false;
-    memcpy(dst, s, n + 1);
-    return true;
-}
-
-static bool safe_char(char c)
-{
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '.' || c == '-';
-}
-
-static bool name_safe(const char *s)
-{
-    for (; *s; s++)
-        if (!safe_char(*s))
-            return false;
-    return true;
-}
-
-static int find_shape(pdata *d, const prow *r, const char *problem, const char *dtype)
-{
-    for (size_t i = d->nshapes; i-- > 0;) {
-        const pshape *s = &d->shapes[i];
-        if (s->M == r->M && s->N == r->N && s->K == r->K && s->batch == r->batch &&
-            strcmp(s->problem, problem) == 0 && strcmp(s->dtype, dtype) == 0)
-            return (int)i;
-    }
-    if (d->nshapes == d->shapecap) {
-        size_t cap = d->shapecap ? 2 * d->shapecap : 16;
-        pshape *s = realloc(d->shapes, cap * sizeof *s);
-        if (!s)
-            return -1;
-        d->shapes = s;
-        d->shapecap = cap;
-    }
-    pshape *s = &d->shapes[d->nshapes];
-    memset(s, 0, sizeof *s);
-    strcpy(s->problem, problem);
-    strcpy(s->dtype, dtype);
-    for (size_t i = 0; problem[i]; i++)
-        s->safe[i] = safe_char(problem[i]) ? problem[i] : '_';
-    s->M = r->M, s->N = r->N, s->K = r->K, s->batch = r->batch;
-    return (int)d->nshapes++;
-}
-
-/* Parses one data row (fields f, the column of each value in col) into d;
- * false with err. */
-static bool add_row(pdata *d, char **f, const int *col, long lineno, char *err, size_t errlen)
-{
-    prow r = {0};
-    long long v[9];
-    static const rs_field ints[] = {RS_M,      RS_N,      RS_K,             RS_BATCH, RS_TILE_M,
-                                    RS_TILE_N, RS_TILE_K, RS_DOUBLE_BUFFER, RS_CORES};
-    for (int i = 0; i < 9; i++) {
-        const char *s = f[col[ints[i]]];
-        bool bit = ints[i] == RS_DOUBLE_BUFFER;
-        if (!parse_ll(s, bit ? 0 : 1, bit ? 1 : (1LL << 40), &v[i])) {
-            snprintf(err, errlen, "%s:%ld: bad %s '%s'", d->path, lineno, rs_field_name(ints[i]),
-                     s);
-            return false;
-        }
-    }
-    r.M = v[0], r.N = v[1], r.K = v[2], r.batch = v[3];
-    r.m = (int)v[4], r.n = (int)v[5], r.k = (int)v[6], r.db = (int)v[7], r.cores = (int)v[8];
-    const char *problem = f[col[RS_PROBLEM]], *dtype = f[col[RS_DTYPE]];
-    const char *strategy = f[col[RS_STRATEGY]], *unit = f[col[RS_UNIT]];
-    char dt[NAME_LEN];
-    if (strlen(problem) == 0 || strlen(problem) >= SP_NAME_MAX || !copy_name(dt, sizeof dt, dtype) ||
-        !copy_name(r.split, sizeof r.split, f[col[RS_SPLIT]]) || strlen(strategy) >= NAME_LEN ||
-        !*strategy || !name_safe(strategy) || !name_safe(r.split) || !*unit ||
-        strlen(unit) >= NAME_LEN || !name_safe(unit)) {
-        snprintf(err, errlen, "%s:%ld: malformed problem, dtype, strategy, split or unit",
-                 d->path, lineno);
-        return false;
-    }
-    if (!parse_positive(f[col[RS_EST]], &r.est)) {
-        snprintf(err, errlen, "%s:%ld: bad %s '%s'", d->path, lineno, rs_field_name(RS_EST),
-                 f[col[RS_EST]]);
-        return false;
-    }
-    if (!parse_positive(f[col[RS_MEASURED]], &r.measured)) {
-        snprintf(err, errlen, "%s:%ld: bad %s '%s' (a positive number is needed)", d->path,
-                 lineno, rs_field_name(RS_MEASURED), f[col[RS_MEASURED]]);
-        return false;
-    }
-    if (!d->unit[0])
-        strcpy(d->unit, unit);
-    else if (strcmp(d->unit, unit) != 0) {
-        snprintf(err, errlen, "%s:%ld: unit '%s' differs from '%s' of the rows before", d->path,
-                 lineno, unit, d->unit);
-        return false;
-    }
-    int si = 0;
-    while (si < d->nstrategies && strcmp(d->strategies[si], strategy) != 0)
-        si++;
-    if (si == d->nstrategies) {
-        if (si == MAX_STRATEGIES) {
-            snprintf(err, errlen, "%s:%ld: more than %d strategies", d->path, lineno,
-                     MAX_STRATEGIES);
-            return false;
-        }
-        strcpy(d->strategies[d->nstrategies++], strategy);
-    }
-    r.strategy = si;
-    if (d->n == d->cap) {
-        size_t cap = d->cap ? 2 * d->cap : 256;
-        prow *rows = realloc(d->rows, cap * sizeof *rows);
-        if (rows) {
-            d->rows = rows;
-            d->cap = cap;
-        }
-    }
-    if (d->n == d->cap || (r.shape = find_shape(d, &r, problem, dt)) < 0) {
-        snprintf(err, errlen, "%s: out of memory", d->path);
-        return false;
-    }
-    d->rows[d->n++] = r;
-    return true;
-}
-
-/* Reads the journal's ok rows. Comment lines (#) are skipped, the header
- * names the columns (extra columns are allowed), a torn last line (no
- * newline) is dropped. */
-static bool read_journal(pdata *d, char *err, size_t errlen)
-{
-    FILE *f = fopen(d->path, "r");
-    if (!f) {
-        snprintf(err, errlen, "cannot open '%s': %s", d->path, strerror(errno));
-        return false;
-    }
-    char *line = NULL, *fields[64];
-    size_t cap = 0;
-    ssize_t len;
-    long lineno = 0;
-    int col[RS_NFIELDS], ncols = 0;
-    bool ok = true;
-    while (ok && (len = getline(&line, &cap, f)) > 0) {
-        lineno++;
-        if (line[len - 1] != '\n')
-            break; /* torn by a kill: not a row yet */
-        line[--len] = '\0';
-        if (len > 0 && line[len - 1] == '\r')
-            line[--len] = '\0';
-        if (line[0] == '#' || (len == 0 && ncols))
-            continue;
-        int n = bs_csv_split(line, fields, 64);
-        if (!ncols) {
-            ncols = n;
-            for (size_t w = 0; ok && w < sizeof wanted / sizeof *wanted; w++) {
-                const char *name = rs_field_name(wanted[w]);
-                int *c = &col[wanted[w]];
-                *c = -1;
-                for (int i = 0; i < n && i < 64; i++)
-                    if (strcmp(fields[i], name) == 0)
-                        *c = i;
-                if (*c < 0) {
-                    snprintf(err, errlen, "%s:%ld: not a results journal (no column '%s')",
-                             d->path, lineno, name);
-                    ok = false;
-                }
-            }
-        } else if (n != ncols) {
-            snprintf(err, errlen, "%s:%ld: %d fields, the header has %d", d->path, lineno, n,
-                     ncols);
-            ok = false;
-        } else if (strcmp(fields[col[RS_STATUS]], "ok") == 0) {
-            ok = add_row(d, fields, col, lineno, err, errlen);
-        }
-    }
-    if (ok && ferror(f)) {
-        snprintf(err, errlen, "cannot read '%s': %s", d->path, strerror(errno));
-        ok = false;
-    }
-    free(line);
-    fclose(f);
-    if (ok && !ncols) {
-        snprintf(err, errlen, "%s: empty file, not a results journal", d->path);
-        ok = false;
-    }
-    if (ok && d->n == 0) {
-        snprintf(err, errlen, "%s: no measurements with status ok to plot", d->path);
-        ok = false;
-    }
-    return ok;
-}
-
-/* Puts the strategies in the order IS, WS, OS, then unknown ones as found,
- * and fills each shape's best per strategy. */
-static void order_strategies(pdata *d)
-{
-    int rank[MAX_STRATEGIES], map[MAX_STRATEGIES];
-    for (int i = 0; i < d->nstrategies; i++) {
-        int known = sp_strategy_parse(d->strategies[i]);
-        rank[i] = known >= 0 ? known : SP_NSTRATEGY + i;
-    }
-    char sorted[MAX_STRATEGIES][NAME_LEN];
-    for (int i = 0; i < d->nstrategies; i++) {
-        int pos = 0;
-        for (int j = 0; j < d->nstrategies; j++)
-            pos += rank[j] < rank[i];
-        map[i] = pos;
-        strcpy(sorted[pos], d->strategies[i]);
-    }
-    memcpy(d->strategies, sorted, sizeof sorted);
-    for (size_t i = 0; i < d->n; i++) {
-        prow *r = &d->rows[i];
-        r->strategy = map[r->strategy];
-        double *b = &d->shapes[r->shape].best[r->strategy];
-        if (*b == 0 || r->measured < *b)
-            *b = r->measured;
-    }
+    const sp_problem *p = &g->problem;
+    int n = snprintf(buf, len, "%s %lldx%lldx%lld", p->name, (long long)p->M, (long long)p->N,
+                     (long long)p->K);
+    if (p->batch > 1 && n >= 0 && (size_t)n < len)
+        n += snprintf(buf + n, len - (size_t)n, " batch %lld", (long long)p->batch);
+    if (p->dtype != SP_FP16 && n >= 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, " %s", sp_dtype_name(p->dtype));
 }
 
 /* ---- data files ---- */
@@ -363,41 +117,56 @@ static void order_strategies(pdata *d)
 static bool write_model_data(FILE *f, void *ctx)
 {
     const pdata *d = ctx;
-    fprintf(f, "# est_cycles measured(%s) strategy problem M N K batch m n k double_buffer "
-               "cores split\n", d->unit);
-    for (size_t i = 0; i < d->n; i++) {
-        const prow *r = &d->rows[i];
-        fprintf(f, "%.10g %.10g %s %s %lld %lld %lld %lld %d %d %d %d %d %s\n", r->est,
-                r->measured, d->strategies[r->strategy], d->shapes[r->shape].safe, r->M, r->N,
-                r->K, r->batch, r->m, r->n, r->k, r->db, r->cores, r->split);
+    fprintf(f, "# estimate measured(%s) strategy problem M N K batch m n k double_buffer "
+               "cores split mark (best: the best measured of its shape; pick: the model's "
+               "first pick; both)\n", d->unit);
+    for (size_t gi = 0; gi < d->r.ngroups; gi++) {
+        const rs_report_group *g = &d->r.group[gi];
+        const sp_problem *p = &g->problem;
+        for (size_t i = g->first; i < g->first + g->fig.rows; i++) {
+            const rs_entry *e = &d->r.rows[i];
+            const sp_config *c = &e->config;
+            bool best = e == g->best, pick = e == g->pick;
+            fprintf(f, "%.10g %.10g %s %s %lld %lld %lld %lld %d %d %d %d %d %s %s\n",
+                    rs_estimate(e, g->by_load), e->measured, sp_strategy_name(c->strategy),
+                    p->name, (long long)p->M, (long long)p->N, (long long)p->K,
+                    (long long)p->batch, c->m, c->n, c->k, c->double_buffer, c->cores,
+                    sp_split_name(c->split),
+                    best && pick ? "both" : best ? "best" : pick ? "pick" : "-");
+        }
     }
     return true;
 }
 
-static void shape_label(const pshape *s, char *buf, size_t len)
+/* The best measurement of strategy s among group g's rows; 0 if none. */
+static double best_of(const pdata *d, const rs_report_group *g, int s)
 {
-    int n = snprintf(buf, len, "%s %lldx%lldx%lld", s->safe, s->M, s->N, s->K);
-    if (s->batch > 1 && n >= 0 && (size_t)n < len)
-        n += snprintf(buf + n, len - (size_t)n, " batch %lld", s->batch);
-    if (strcmp(s->dtype, "fp16") != 0 && n >= 0 && (size_t)n < len)
-        snprintf(buf + n, len - (size_t)n, " %s", s->dtype);
+    double best = 0;
+    for (size_t i = g->first; i < g->first + g->fig.rows; i++) {
+        const rs_entry *e = &d->r.rows[i];
+        if (e->config.strategy == s && (best == 0 || e->measured < best))
+            best = e->measured;
+    }
+    return best;
 }
 
 static bool write_strategy_data(FILE *f, void *ctx)
 {
     const pdata *d = ctx;
     fprintf(f, "# shape");
-    for (int s = 0; s < d->nstrategies; s++)
-        fprintf(f, " %s", d->strategies[s]);
+    for (int s = 0; s < SP_NSTRATEGY; s++)
+        if (d->has[s])
+            fprintf(f, " %s", sp_strategy_name(s));
     fprintf(f, "   (best measured, %s; - = none measured)\n", d->unit);
-    for (size_t i = 0; i < d->nshapes; i++) {
+    for (size_t gi = 0; gi < d->r.ngroups; gi++) {
         char label[SP_NAME_MAX + 96];
-        shape_label(&d->shapes[i], label, sizeof label);
+        shape_label(&d->r.group[gi], label, sizeof label);
         fprintf(f, "\"%s\"", label);
-        for (int s = 0; s < d->nstrategies; s++) {
-            if (d->shapes[i].best[s] > 0)
-                fprintf(f, " %.10g", d->shapes[i].best[s]);
-            else
+        for (int s = 0; s < SP_NSTRATEGY; s++) {
+            double v = d->has[s] ? best_of(d, &d->r.group[gi], s) : -1;
+            if (v > 0)
+                fprintf(f, " %.10g", v);
+            else if (v == 0)
                 fprintf(f, " -");
         }
         fputc('\n', f);
@@ -407,17 +176,17 @@ static bool write_strategy_data(FILE *f, void *ctx)
 
 /* The best row per (m, n) of one shape and strategy, sorted by m then n. */
 typedef struct {
-    const prow **p;
+    const rs_entry **p;
     size_t n;
 } tile_plane;
 
 static int cmp_tile(const void *a, const void *b)
 {
-    const prow *x = *(const prow *const *)a, *y = *(const prow *const *)b;
-    if (x->m != y->m)
-        return x->m < y->m ? -1 : 1;
-    if (x->n != y->n)
-        return x->n < y->n ? -1 : 1;
+    const rs_entry *x = *(const rs_entry *const *)a, *y = *(const rs_entry *const *)b;
+    if (x->config.m != y->config.m)
+        return x->config.m < y->config.m ? -1 : 1;
+    if (x->config.n != y->config.n)
+        return x->config.n < y->config.n ? -1 : 1;
     return (x->measured > y->measured) - (x->measured < y->measured);
 }
 
@@ -426,9 +195,9 @@ static bool write_tile_data(FILE *f, void *ctx)
     const tile_plane *t = ctx;
     fprintf(f, "# m n measured k double_buffer cores split (best over k and settings)\n");
     for (size_t i = 0; i < t->n; i++) {
-        const prow *r = t->p[i];
-        fprintf(f, "%d %d %.10g %d %d %d %s\n", r->m, r->n, r->measured, r->k, r->db, r->cores,
-                r->split);
+        const sp_config *c = &t->p[i]->config;
+        fprintf(f, "%d %d %.10g %d %d %d %s\n", c->m, c->n, t->p[i]->measured, c->k,
+                c->double_buffer, c->cores, sp_split_name(c->split));
     }
     return true;
 }
@@ -644,32 +413,27 @@ static bool data_path(sbuf *b, const char *dir, const char *base)
     return !b->oom;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
+/* The estimates' and the measurements' ranges; the estimate is in cycles, or
+ * in elements where a shape's rows lack est_cycles. */
 static bool draw_measured_vs_model(renderer *r, int sc, const pdata *d, sbuf *common, char *err,
                                    size_t errlen)
 {
-    double scale = 1;
-    if (strcmp(d->unit, "cycles") != 0) {
-        /* A reference line through the median ratio: measured = scale * model. */
-        double *q = malloc(d->n * sizeof *q);
-        if (!q) {
-            snprintf(err, errlen, "out of memory");
-            return false;
+    double elo = INFINITY, ehi = 0, mlo = INFINITY, mhi = 0;
+    bool by_load = false;
+    for (size_t gi = 0; gi < d->r.ngroups; gi++) {
+        const rs_report_group *g = &d->r.group[gi];
+        by_load |= g->by_load;
+        for (size_t i = g->first; i < g->first + g->fig.rows; i++) {
+            double e = rs_estimate(&d->r.rows[i], g->by_load), m = d->r.rows[i].measured;
+            elo = fmin(elo, e), ehi = fmax(ehi, e), mlo = fmin(mlo, m), mhi = fmax(mhi, m);
         }
-        for (size_t i = 0; i < d->n; i++)
-            q[i] = d->rows[i].measured / d->rows[i].est;
-        qsort(q, d->n, sizeof *q, cmp_double);
-        scale = q[d->n / 2];
-        free(q);
     }
     sbuf data = {0}, vars = {0};
     bool ok = data_path(&data, r->dir, plots[sc].name);
-    sb_printf(&vars, "%sscale=%.10g; ", common->s, scale);
+    /* the reference line: measured = scale x estimate (rs_report_scale) */
+    sb_printf(&vars, "%sscale=%.10g; logx=%d; logy=%d; ", common->s, d->r.group[0].scale,
+              axis_kind(elo, ehi), axis_kind(mlo, mhi));
+    sb_var(&vars, "estimate", by_load ? "cycles, or elements of load volume" : "cycles");
     if (!ok || vars.oom) {
         snprintf(err, errlen, "out of memory");
         ok = false;
@@ -684,18 +448,17 @@ static bool draw_measured_vs_model(renderer *r, int sc, const pdata *d, sbuf *co
 static bool draw_strategies(renderer *r, int sc, const pdata *d, sbuf *common, char *err,
                             size_t errlen)
 {
-    double lo = 0, hi = 0;
-    for (size_t i = 0; i < d->nshapes; i++)
-        for (int s = 0; s < d->nstrategies; s++) {
-            double v = d->shapes[i].best[s];
-            if (v > 0 && (lo == 0 || v < lo))
-                lo = v;
-            if (v > hi)
-                hi = v;
+    double lo = INFINITY, hi = 0;
+    for (size_t gi = 0; gi < d->r.ngroups; gi++)
+        for (int s = 0; s < SP_NSTRATEGY; s++) {
+            double v = best_of(d, &d->r.group[gi], s);
+            if (v > 0)
+                lo = fmin(lo, v), hi = fmax(hi, v);
         }
     sbuf data = {0}, vars = {0};
     bool ok = data_path(&data, r->dir, plots[sc].name);
-    sb_printf(&vars, "%snshapes=%zu; logy=%d; ", common->s, d->nshapes, hi > 30 * lo);
+    sb_printf(&vars, "%snshapes=%zu; logx=%d; low=%.10g; ", common->s, d->r.ngroups,
+              axis_kind(lo, hi), lo);
     if (!ok || vars.oom) {
         snprintf(err, errlen, "out of memory");
         ok = false;
@@ -707,51 +470,49 @@ static bool draw_strategies(renderer *r, int sc, const pdata *d, sbuf *common, c
     return ok;
 }
 
-/* The tile plane of shape si for its best strategy. */
-static bool tile_plane_of(renderer *r, int sc, const pdata *d, size_t si, sbuf *common,
+/* The tile plane of group gi for its best strategy. */
+static bool tile_plane_of(renderer *r, int sc, const pdata *d, size_t gi, sbuf *common,
                           char *err, size_t errlen)
 {
-    const pshape *sh = &d->shapes[si];
-    int best = 0;
-    for (int s = 1; s < d->nstrategies; s++)
-        if (sh->best[s] > 0 && (sh->best[best] == 0 || sh->best[s] < sh->best[best]))
-            best = s;
-    tile_plane t = {malloc(d->n * sizeof *t.p), 0};
-    int *ms = malloc(d->n * sizeof *ms), *ns = malloc(d->n * sizeof *ns);
+    const rs_report_group *g = &d->r.group[gi];
+    const sp_problem *p = &g->problem;
+    int best = g->best->config.strategy;
+    size_t n = g->fig.rows;
+    tile_plane t = {malloc(n * sizeof *t.p), 0};
+    int *ms = malloc(n * sizeof *ms), *ns = malloc(n * sizeof *ns);
     sbuf base = {0}, data = {0}, vars = {0};
     bool ok = t.p && ms && ns;
     if (ok) {
-        for (size_t i = 0; i < d->n; i++)
-            if (d->rows[i].shape == (int)si && d->rows[i].strategy == best)
-                t.p[t.n++] = &d->rows[i];
+        for (size_t i = g->first; i < g->first + n; i++)
+            if (d->r.rows[i].config.strategy == best)
+                t.p[t.n++] = &d->r.rows[i];
         qsort(t.p, t.n, sizeof *t.p, cmp_tile);
         size_t kept = 0; /* the first of each (m, n) is its best */
         for (size_t i = 0; i < t.n; i++)
-            if (kept == 0 || t.p[i]->m != t.p[kept - 1]->m || t.p[i]->n != t.p[kept - 1]->n)
+            if (kept == 0 || t.p[i]->config.m != t.p[kept - 1]->config.m ||
+                t.p[i]->config.n != t.p[kept - 1]->config.n)
                 t.p[kept++] = t.p[i];
         t.n = kept;
-        const prow *top = t.p[0];
-        double lo = t.p[0]->measured, hi = lo;
+        double lo = INFINITY, hi = 0;
         for (size_t i = 0; i < t.n; i++) {
-            ms[i] = t.p[i]->m;
-            ns[i] = t.p[i]->n;
-            if (t.p[i]->measured < top->measured)
-                top = t.p[i];
+            ms[i] = t.p[i]->config.m;
+            ns[i] = t.p[i]->config.n;
             lo = fmin(lo, t.p[i]->measured);
             hi = fmax(hi, t.p[i]->measured);
         }
         char label[SP_NAME_MAX + 96];
-        shape_label(sh, label, sizeof label);
-        sb_printf(&base, "tiles_%s_%lldx%lldx%lld", sh->safe, sh->M, sh->N, sh->K);
-        if (sh->batch > 1)
-            sb_printf(&base, "_b%lld", sh->batch);
-        if (strcmp(sh->dtype, "fp16") != 0)
-            sb_printf(&base, "_%s", sh->dtype);
+        shape_label(g, label, sizeof label);
+        sb_printf(&base, "tiles_%s_%lldx%lldx%lld", p->name, (long long)p->M, (long long)p->N,
+                  (long long)p->K);
+        if (p->batch > 1)
+            sb_printf(&base, "_b%lld", (long long)p->batch);
+        if (p->dtype != SP_FP16)
+            sb_printf(&base, "_%s", sp_dtype_name(p->dtype));
         sb_printf(&vars, "%s", common->s);
         sb_var(&vars, "label", label);
-        sb_var(&vars, "strategy", d->strategies[best]);
+        sb_var(&vars, "strategy", sp_strategy_name(best));
         sb_printf(&vars, "dm=%d; dn=%d; bestm=%d; bestn=%d; logcb=%d; ", grid_step(ms, t.n),
-                  grid_step(ns, t.n), top->m, top->n, hi > 10 * lo);
+                  grid_step(ns, t.n), g->best->config.m, g->best->config.n, axis_kind(lo, hi));
         ok = !base.oom && !vars.oom && data_path(&data, r->dir, base.s);
     }
     if (!ok)
@@ -772,7 +533,7 @@ static bool draw_tiles(renderer *r, int sc, const pdata *d, sbuf *common, char *
                        size_t errlen)
 {
     bool ok = true;
-    for (size_t i = 0; ok && i < d->nshapes; i++)
+    for (size_t i = 0; ok && i < d->r.ngroups; i++)
         ok = tile_plane_of(r, sc, d, i, common, err, errlen);
     return ok;
 }
@@ -785,11 +546,11 @@ static bool (*const draw[NPLOTS])(renderer *, int, const pdata *, sbuf *, char *
  * PNG and SVG; the first failure stops it with a one-line reason. */
 bool rs_plot(const char *journal, const char *dir, char *err, size_t errlen)
 {
-    pdata d = {.path = journal};
+    pdata d = {0};
     renderer r = {.dir = dir};
     char gnuplot[4096];
     sbuf probe = {0}, common = {0};
-    bool ok = read_journal(&d, err, errlen);
+    bool ok = rs_report_read(&journal, 1, &d.r, err, errlen);
     if (ok && !find_gnuplot(gnuplot, sizeof gnuplot)) {
         snprintf(err, errlen,
                  "gnuplot not found; install the gnuplot package (apt-get install gnuplot-nox)");
@@ -804,11 +565,14 @@ bool rs_plot(const char *journal, const char *dir, char *err, size_t errlen)
     }
     ok = ok && scripts_prepare(&r.scripts, dir, err, errlen);
     if (ok) {
-        order_strategies(&d);
+        d.unit = d.r.group[0].unit;
+        for (size_t i = 0; i < d.r.nrows; i++)
+            d.has[d.r.rows[i].config.strategy] = true;
         sb_var(&common, "unit", d.unit);
         sb_printf(&common, "strategies='");
-        for (int s = 0; s < d.nstrategies; s++)
-            sb_printf(&common, "%s%s", s ? " " : "", d.strategies[s]);
+        for (int s = 0, n = 0; s < SP_NSTRATEGY; s++)
+            if (d.has[s])
+                sb_printf(&common, "%s%s", n++ ? " " : "", sp_strategy_name(s));
         sb_printf(&common, "'; ");
         if (common.oom) {
             snprintf(err, errlen, "out of memory");
@@ -820,7 +584,6 @@ bool rs_plot(const char *journal, const char *dir, char *err, size_t errlen)
     scripts_free(&r.scripts);
     free(probe.s);
     free(common.s);
-    free(d.rows);
-    free(d.shapes);
+    rs_report_free(&d.r);
     return ok;
 }

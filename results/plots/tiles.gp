@@ -4,7 +4,9 @@
 # Variables (gnuplot -e): in = data file, out = image, term = 'png' or 'svg',
 # unit = 'cycles' or 's', label = 'problem MxNxK', strategy = 'OS',
 # dm, dn = box size (grid step of m and n), bestm, bestn = the best tile,
-# logcb = 1 when the values span a wide range.
+# logcb = how the colour bar is drawn: 0 linear (the values span less than a
+# decade), 1 log with numbers at 1, 2 and 5 times the powers of ten, 2 log with
+# numbers at the powers of ten.
 # Data columns: m n measured k double_buffer cores split
 # Restyle: copy this directory, edit, and run with NPU_TUNE_PLOTS=that/dir.
 
@@ -30,11 +32,12 @@ set output out
 set title sprintf("%s, %s: measured over the tile plane\n(best over k and settings at each m x n; circle = best)", label, strategy)
 set xlabel 'm (tile rows)'
 set ylabel 'n (tile columns)'
-set cblabel sprintf('measured (%s)', unit) offset 1.5, 0
+set cblabel sprintf('measured (%s)', unit)
 set palette defined (0 '#440154', 1 '#3b528b', 2 '#21908d', 3 '#5dc963', 4 '#fde725')
+set format cb '%g'
 if (logcb) {
     set logscale cb
-    set format cb '%.0s%c'
+    if (logcb == 1) { do for [e = -15:15] { set cbtics add (2 * 10.0**e, 5 * 10.0**e) } }
 }
 set autoscale cbfix
 set grid xtics ytics lc rgb '#cccccc' front
