@@ -1,5 +1,5 @@
-/* dsl.c — the declarations of a tuning script (target, matmul, space, tune):
- * each validates its table at once and fails with "file:line: fn: message". */
+/* dsl.c — the declarations of a tuning script (target, one per op such as matmul,
+ * space, tune): each validates its table at once, failing with "file:line: fn: message". */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -332,23 +332,46 @@ static int l_target(lua_State *L)
     return 0;
 }
 
-/* ---- matmul ---- */
+/* ---- the ops (matmul, ...): one declaration each, made from its registry entry ---- */
 
-/* Checks shape i at the top of the stack; fills M, N, K and batch (0 when
- * the shape has no 4th item). */
-static void read_shape(lua_State *L, size_t i, int64_t dims[4])
+/* The forms a shape of op o may take: "{M, N, K}", "{M, N, K} or {M, N, K,
+ * batch}" (the dimensions with a default may be left off the end), or the
+ * first form alone (all), into buf; returns buf. */
+static const char *shape_forms(const sp_op *o, bool all, char *buf, size_t len)
 {
-    int idx = lua_gettop(L);
+    size_t used = 0;
+    int nreq = 0;
+    while (nreq < o->ndims && !o->dim[nreq].dflt)
+        nreq++;
+    buf[0] = '\0';
+    for (int k = nreq; k <= (all ? o->ndims : nreq) && used < len; k++)
+        for (int d = 0; d < k && used < len; d++) {
+            int w = snprintf(buf + used, len - used, "%s%s%s%s",
+                             d ? "" : k == nreq ? "" : k == o->ndims ? " or " : ", ",
+                             d ? ", " : "{", o->dim[d].name, d + 1 == k ? "}" : "");
+            used += w > 0 ? (size_t)w : 0;
+        }
+    return buf;
+}
+
+/* Checks shape i of op o at the top of the stack: its dimensions in order,
+ * those with a default may be left off the end (dims keeps what it holds
+ * for them). */
+static void read_shape(lua_State *L, const sp_op *o, size_t i, int64_t *dims)
+{
+    char forms[256];
+    int idx = lua_gettop(L), nreq = 0;
+    while (nreq < o->ndims && !o->dim[nreq].dflt)
+        nreq++;
     size_t n = lua_istable(L, idx) ? (size_t)lua_rawlen(L, idx) : 0;
-    bool ok = n == 3 || n == 4;
-    dims[3] = 0;
+    bool ok = n >= (size_t)nreq && n <= (size_t)o->ndims;
     for (size_t j = 1; ok && j <= n; j++) {
         lua_Integer v;
         lua_rawgeti(L, idx, (lua_Integer)j);
         ok = ls_get_int(L, -1, &v) && v >= 1;
         lua_pop(L, 1);
         if (ok && v > SP_VALUE_MAX)
-            ls_fail(L, "matmul", "shape %zu: %lld is larger than the largest dimension %d", i,
+            ls_fail(L, o->name, "shape %zu: %lld is larger than the largest dimension %d", i,
                     (long long)v, SP_VALUE_MAX);
         if (ok)
             dims[j - 1] = v;
@@ -365,99 +388,105 @@ static void read_shape(lua_State *L, size_t i, int64_t dims[4])
             lua_pop(L, 1);
     }
     if (!ok)
-        ls_fail(L, "matmul",
-                "shape %zu must be {M, N, K} or {M, N, K, batch} of positive integers", i);
+        ls_fail(L, o->name, "shape %zu must be %s of positive integers", i,
+                shape_forms(o, true, forms, sizeof forms));
 }
 
-static int l_matmul(lua_State *L)
+/* OP { name = ..., shapes = ..., dtype = ..., DIM = ... }: a problem per
+ * shape of the op in upvalue 1; DIM is any of its dimensions with a default,
+ * the value for the shapes that leave it out. */
+static int l_op(lua_State *L)
 {
-    static const char *const keys[] = {"name", "shapes", "dtype", "batch", NULL};
+    int op = (int)lua_tointeger(L, lua_upvalueindex(1));
+    const sp_op *o = sp_op_get(op);
+    const char *fn = o->name;
+    const char *keys[3 + SP_OP_DIMS_MAX + 1] = {"name", "shapes", "dtype"};
+    int64_t dflt[SP_OP_DIMS_MAX];
+    for (int d = 0, k = 3; d < o->ndims; d++)
+        if ((dflt[d] = o->dim[d].dflt))
+            keys[k++] = o->dim[d].name;
     ls_script *s = ls_script_of(L);
-    char where[LS_WHERE_MAX];
-    expect_one_arg(L, "matmul");
+    char where[LS_WHERE_MAX], forms[256];
+    expect_one_arg(L, fn);
     ls_where_here(L, where);
-    check_keys(L, "matmul", keys);
+    check_keys(L, fn, keys);
 
     if (!get(L, "name"))
-        ls_fail(L, "matmul", "'name' is missing");
-    const char *name = top_name(L, "matmul", "name");
+        ls_fail(L, fn, "'name' is missing");
+    const char *name = top_name(L, fn, "name");
 
     int dtype = SP_NDTYPE; /* unset: the target's own dtype (ls_check_kinds) */
     if (get(L, "dtype")) {
         if (lua_type(L, -1) != LUA_TSTRING)
-            ls_fail(L, "matmul", "'dtype' must be a string");
+            ls_fail(L, fn, "'dtype' must be a string");
         dtype = sp_dtype_parse(lua_tostring(L, -1));
         if (dtype < 0) {
             char allowed[128];
-            ls_fail(L, "matmul", "dtype '%.60s' is not one of %s", lua_tostring(L, -1),
+            ls_fail(L, fn, "dtype '%.60s' is not one of %s", lua_tostring(L, -1),
                     sp_names(sp_dtype_name, ", ", ", ", allowed, sizeof allowed));
         }
     }
     lua_pop(L, 1);
 
-    lua_Integer batch = 1;
-    if (get(L, "batch"))
-        batch = top_positive(L, "matmul", "batch", SP_VALUE_MAX);
-    lua_pop(L, 1);
+    for (int d = 0; d < o->ndims; d++) {
+        if (!dflt[d])
+            continue;
+        if (get(L, o->dim[d].name))
+            dflt[d] = top_positive(L, fn, o->dim[d].name, SP_VALUE_MAX);
+        lua_pop(L, 1);
+    }
 
     if (!get(L, "shapes"))
-        ls_fail(L, "matmul", "'shapes' is missing");
+        ls_fail(L, fn, "'shapes' is missing");
     int shapes = lua_gettop(L);
     if (!lua_istable(L, shapes))
-        ls_fail(L, "matmul", "'shapes' must be a list of {M, N, K}");
+        ls_fail(L, fn, "'shapes' must be a list of %s", shape_forms(o, false, forms, sizeof forms));
     /* shapes = {M, N, K} stands for one shape. */
     lua_rawgeti(L, shapes, 1);
     bool single = lua_type(L, -1) == LUA_TNUMBER;
     lua_pop(L, 1);
-    size_t n = single ? 1 : ls_list_len(L, shapes, "matmul", "shapes");
+    size_t n = single ? 1 : ls_list_len(L, shapes, fn, "shapes");
     if (n == 0)
-        ls_fail(L, "matmul", "'shapes' is empty");
+        ls_fail(L, fn, "'shapes' is empty");
     if (n > LS_MAX_PROBLEMS - s->nproblems)
-        ls_fail(L, "matmul", "'shapes' would make %zu problems; a script declares at most %d",
+        ls_fail(L, fn, "'shapes' would make %zu problems; a script declares at most %d",
                 s->nproblems + n, LS_MAX_PROBLEMS);
 
     /* Validate everything before touching s. */
-    for (size_t i = 1; i <= n; i++) {
-        int64_t dims[4];
-        if (single)
-            lua_pushvalue(L, shapes);
-        else
-            lua_rawgeti(L, shapes, (lua_Integer)i);
-        read_shape(L, i, dims);
-        lua_pop(L, 1);
-    }
-    if (s->nproblems + n > s->cap) {
-        size_t cap = s->cap ? s->cap : 8;
-        while (cap < s->nproblems + n)
-            cap *= 2;
-        sp_problem *p = realloc(s->problems, cap * sizeof *p);
-        if (!p)
-            return luaL_error(L, "not enough memory");
-        s->problems = p;
-        char (*w)[LS_WHERE_MAX] = realloc(s->problem_where, cap * sizeof *w);
-        if (!w)
-            return luaL_error(L, "not enough memory");
-        s->problem_where = w;
-        s->cap = cap;
-    }
-    for (size_t i = 1; i <= n; i++) {
-        int64_t dims[4];
-        if (single)
-            lua_pushvalue(L, shapes);
-        else
-            lua_rawgeti(L, shapes, (lua_Integer)i);
-        read_shape(L, i, dims);
-        lua_pop(L, 1);
-        sp_problem *p = &s->problems[s->nproblems];
-        memset(p, 0, sizeof *p);
-        snprintf(p->name, sizeof p->name, "%s", name);
-        p->dtype = (sp_dtype)dtype;
-        p->M = dims[0];
-        p->N = dims[1];
-        p->K = dims[2];
-        p->batch = dims[3] ? dims[3] : batch;
-        memcpy(s->problem_where[s->nproblems], where, sizeof where);
-        s->nproblems++;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass && s->nproblems + n > s->cap) {
+            size_t cap = s->cap ? s->cap : 8;
+            while (cap < s->nproblems + n)
+                cap *= 2;
+            sp_problem *p = realloc(s->problems, cap * sizeof *p);
+            if (!p)
+                return luaL_error(L, "not enough memory");
+            s->problems = p;
+            char (*w)[LS_WHERE_MAX] = realloc(s->problem_where, cap * sizeof *w);
+            if (!w)
+                return luaL_error(L, "not enough memory");
+            s->problem_where = w;
+            s->cap = cap;
+        }
+        for (size_t i = 1; i <= n; i++) {
+            int64_t dims[SP_OP_DIMS_MAX];
+            memcpy(dims, dflt, sizeof dims);
+            if (single)
+                lua_pushvalue(L, shapes);
+            else
+                lua_rawgeti(L, shapes, (lua_Integer)i);
+            read_shape(L, o, i, dims);
+            lua_pop(L, 1);
+            if (!pass)
+                continue;
+            sp_problem *p = &s->problems[s->nproblems];
+            memset(p, 0, sizeof *p);
+            snprintf(p->name, sizeof p->name, "%s", name);
+            p->dtype = (sp_dtype)dtype;
+            sp_problem_set(p, op, dims);
+            memcpy(s->problem_where[s->nproblems], where, sizeof where);
+            s->nproblems++;
+        }
     }
     return 0;
 }
@@ -899,23 +928,27 @@ static int declare(lua_State *L)
     return status == LUA_OK ? 0 : lua_error(L);
 }
 
-static void install(lua_State *L, const char *name, lua_CFunction body)
+/* Global `name`: the declaration body (upvalue 1 of body: arg) behind declare. */
+static void install(lua_State *L, const char *name, lua_CFunction body, int arg)
 {
-    lua_pushcfunction(L, body);
-    lua_pushlightuserdata(L, (void *)name); /* a literal: lives as long as the program */
+    lua_pushinteger(L, arg);
+    lua_pushcclosure(L, body, 1);
+    lua_pushlightuserdata(L, (void *)name); /* static: lives as long as the program */
     lua_pushcclosure(L, declare, 2);
     lua_setglobal(L, name);
 }
 
-/* Installs target, matmul, space, tune and the DSL error metatable. */
+/* Installs target, a declaration per op (matmul, ...), space, tune and the
+ * DSL error metatable. */
 void ls_dsl_install(lua_State *L)
 {
     luaL_newmetatable(L, LS_DSL_ERROR);
     lua_pushcfunction(L, dsl_error_tostring);
     lua_setfield(L, -2, "__tostring");
     lua_pop(L, 1);
-    install(L, "target", l_target);
-    install(L, "matmul", l_matmul);
-    install(L, "space", l_space);
-    install(L, "tune", l_tune);
+    install(L, "target", l_target, 0);
+    for (int op = 0; sp_op_name(op); op++)
+        install(L, sp_op_name(op), l_op, op);
+    install(L, "space", l_space, 0);
+    install(L, "tune", l_tune, 0);
 }

@@ -73,8 +73,8 @@ bool ls_check_kinds(ls_script *s, char *err, size_t errlen);
 
 /* ---- dsl.c ---- */
 
-/* Installs target, matmul, space and tune as globals and the DSL error
- * metatable; the script is found through ls_script_of. */
+/* Installs target, one declaration per op (matmul, ...), space and tune as
+ * globals and the DSL error metatable; the script is found through ls_script_of. */
 void ls_dsl_install(lua_State *L);
 
 /* Writes "file:line" of the innermost Lua code (above the running C

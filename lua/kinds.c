@@ -44,7 +44,7 @@ bool ls_check_kinds(ls_script *s, char *err, size_t errlen)
         if (p->dtype == SP_NDTYPE)
             p->dtype = kind->dtype;
         if (!sp_target_computes(t, p->dtype))
-            return fail(err, errlen, s->problem_where[i], "matmul",
+            return fail(err, errlen, s->problem_where[i], sp_op_name(p->op),
                         "dtype '%s' does not run on target '%s' (%s: computes %s)",
                         sp_dtype_name(p->dtype), t->name, kind->name,
                         sp_target_dtypes(t, list, sizeof list));
@@ -101,7 +101,7 @@ bool ls_check_kinds(ls_script *s, char *err, size_t errlen)
         sp_dtype d = s->problems[i].dtype;
         if (kind->kernels & 1u << d)
             continue;
-        return fail(err, errlen, s->problem_where[i], "matmul",
+        return fail(err, errlen, s->problem_where[i], sp_op_name(s->problems[i].op),
                     "dtype '%s' runs on target '%s' under measure = \"model\" only: %s kernels "
                     "take %s",
                     sp_dtype_name(d), t->name, kind->name, sp_kernel_dtypes(t, list, sizeof list));

@@ -193,7 +193,9 @@ bool ls_run_file(ls_script *s, const char *path, char *err, size_t errlen)
         return false;
     }
     if (s->nproblems == 0) {
-        snprintf(err, errlen, "%s: no matmul declared", path);
+        char ops[128];
+        snprintf(err, errlen, "%s: no %s declared", path,
+                 sp_names(sp_op_name, ", ", " or ", ops, sizeof ops));
         return false;
     }
     /* A space or tune call that failed under the script's own pcall may have
@@ -208,7 +210,7 @@ bool ls_run_file(ls_script *s, const char *path, char *err, size_t errlen)
 /* The declared target. */
 const sp_target *ls_target(const ls_script *s) { return &s->target; }
 
-/* Number of problems over all matmul calls, in declaration order. */
+/* Number of problems over all op declarations, in declaration order. */
 size_t ls_nproblems(const ls_script *s) { return s->nproblems; }
 
 /* Problem i < ls_nproblems(s). */
@@ -221,7 +223,7 @@ const sp_space *ls_space(const ls_script *s) { return &s->space; }
 const ls_tune *ls_tune_get(const ls_script *s) { return &s->tune; }
 
 /* "file:line" of the target, space, tune, constraint (its function) or
- * first matmul declaration; "" when there is none. */
+ * first declaration of an op (what is its name); "" when there is none. */
 const char *ls_where(const ls_script *s, const char *what)
 {
     if (strcmp(what, "target") == 0)
@@ -232,12 +234,14 @@ const char *ls_where(const ls_script *s, const char *what)
         return s->have_tune ? s->tune_where : "";
     if (strcmp(what, "constraint") == 0)
         return s->constraint_ref != LUA_NOREF ? s->constraint_where : "";
-    if (strcmp(what, "matmul") == 0)
-        return s->nproblems ? s->problem_where[0] : "";
+    int op = sp_op_parse(what);
+    for (size_t i = 0; op >= 0 && i < s->nproblems; i++)
+        if (s->problems[i].op == op)
+            return s->problem_where[i];
     return "";
 }
 
-/* "file:line" of the matmul call that declared problem i; "" if none. */
+/* "file:line" of the op declaration that declared problem i; "" if none. */
 const char *ls_problem_where(const ls_script *s, size_t i)
 {
     return i < s->nproblems ? s->problem_where[i] : "";
@@ -290,6 +294,10 @@ static int call_constraint(lua_State *L)
     set_int(L, "N", p->N);
     set_int(L, "K", p->K);
     set_int(L, "batch", p->batch);
+    const sp_op *o = sp_op_get(p->op); /* the op and its own dimensions */
+    set_str(L, "op", o->name);
+    for (int d = 0; d < o->ndims; d++)
+        set_int(L, o->dim[d].name, p->dims[d]);
     set_str(L, "dtype", sp_dtype_name(p->dtype));
     set_str(L, "problem", p->name);
     lua_call(L, 1, 1);

@@ -50,9 +50,9 @@ typedef struct {
 
 typedef struct ls_script ls_script;
 
-/* A fresh interpreter with the DSL (target, matmul, space, tune, multiples,
- * powers_of_two, range, KiB, MiB) installed; NULL only when out of memory.
- * Lua's memory is capped (opts->memory_limit) and its time too: the script
+/* A fresh interpreter with the DSL (target, a declaration per op such as
+ * matmul, space, tune, multiples, powers_of_two, range, KiB, MiB) installed;
+ * NULL only when out of memory. Lua's memory is capped (opts->memory_limit) and its time too: the script
  * file may run tune.script_timeout seconds, all constraint calls together
  * tune.constraint_timeout (Lua code only: not a __gc finalizer, during
  * which Lua turns hooks off, nor one long call of a C function). */
@@ -75,8 +75,8 @@ const sp_space *ls_space(const ls_script *s);
 const ls_tune *ls_tune_get(const ls_script *s);
 
 /* "file:line" of a declaration, for errors found after the script ran:
- * what is "space" or "constraint" or "tune" or "matmul" (the matmul call
- * that declared problem i is named by ls_problem_where). */
+ * what is "space" or "constraint" or "tune" or an op's name, its first
+ * declaration (the one that declared problem i is named by ls_problem_where). */
 const char *ls_where(const ls_script *s, const char *what);
 const char *ls_problem_where(const ls_script *s, size_t i);
 

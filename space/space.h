@@ -97,12 +97,48 @@ typedef struct {
     int m0, n0, k0;
 } sp_dtype_info;
 
-/* One matmul to tune: C[M x N] = A[M x K] . B[K x N], batch times. */
+#define SP_OP_DIMS_MAX 12 /* dimensions of an op, at most */
+
+/* One problem to tune: an operation (op) with its own dimensions, and the
+ * GEMM it computes as, C[M x N] = A[M x K] . B[K x N] batch times, which is
+ * what legality, the model, enumeration and the kernels see. Made by
+ * sp_problem_set; a problem read back from a journal or table has its op and
+ * GEMM view only (dims all 0). */
 typedef struct {
     char name[SP_NAME_MAX];
     sp_dtype dtype;
-    int64_t M, N, K, batch;
+    int64_t M, N, K, batch;       /* the GEMM view, filled by the op */
+    uint8_t op;                   /* index into the op registry (sp_op_get); 0, the
+                                   * first op, is the default */
+    int64_t dims[SP_OP_DIMS_MAX]; /* the op's dimensions, in the order of its dim[] */
 } sp_problem;
+
+/* A dimension of an op: its name in scripts (an item of a shape, the
+ * constraint's key, and the declaration's key when it has a default) and
+ * its default, taken when a shape leaves it out (0: every shape gives it;
+ * the dimensions with a default come last). */
+typedef struct {
+    const char *name;
+    int64_t dflt;
+} sp_op_dim;
+
+/* An operation problems can be of: its own file space/op_NAME.c defines
+ * `const sp_op sp_op_NAME` and the registry (op.c) lists it. Every dimension
+ * is an integer from 1 to SP_VALUE_MAX. */
+typedef struct {
+    const char *name;              /* the script's declaration, the files' op column */
+    int ndims;
+    sp_op_dim dim[SP_OP_DIMS_MAX];
+    const char *syntax;            /* its shape on the command line, for messages */
+    /* Fills p->M, N, K and batch, the GEMM the op computes as, from p->dims. */
+    void (*gemm)(sp_problem *p);
+    /* The shape as the summary and messages show it, like snprintf. */
+    int (*format)(const int64_t *dims, char *buf, size_t len);
+    /* Reads what format writes (--shape too) into dims, the defaults where it
+     * leaves a dimension out; false if malformed or a value is not 1 to
+     * SP_VALUE_MAX. */
+    bool (*parse)(const char *text, int64_t *dims);
+} sp_op;
 
 /* One point of the search space. On a CPU, m x n x k are the cache blocks and
  * mr x nr the register micro-tile (0 x 0 on NPUs, which have none). */
@@ -201,6 +237,25 @@ const char *sp_names_quoted(const char *(*name)(int), const char *sep, const cha
 bool sp_label_ok(const char *s, size_t len);
 /* Facts for dtype d (valid d only). */
 const sp_dtype_info *sp_dtype_get(sp_dtype d);
+
+/* ---- operations (op.c and the op_NAME.c files) ---- */
+
+/* Op i of the registry, NULL past the last (the first is the default: of a
+ * script's problems and of files without an op column). */
+const sp_op *sp_op_get(int i);
+/* Its name (matmul, ...), NULL past the last; parse returns -1 if unknown. */
+const char *sp_op_name(int i);
+int sp_op_parse(const char *name);
+/* The index of op o's dimension `name`, or -1. */
+int sp_op_dim_index(const sp_op *o, const char *name);
+
+/* Makes p a problem of op `op` (valid) with dimensions dims (the op's ndims
+ * values, each 1 to SP_VALUE_MAX): p->op, p->dims and the GEMM view. */
+void sp_problem_set(sp_problem *p, int op, const int64_t *dims);
+/* p's shape as its op writes it ("512x768x768", "64x64x64 b4"), like snprintf. */
+int sp_problem_shape(const sp_problem *p, char *buf, size_t len);
+/* Floating-point operations of p: two per multiply-add of its GEMM view. */
+double sp_problem_flops(const sp_problem *p);
 
 /* ---- target (target.c) ---- */
 

@@ -52,7 +52,8 @@ static inline sp_target fx_round(void)
 
 static inline sp_problem fx_problem(long M, long N, long K, long batch, sp_dtype d)
 {
-    sp_problem p = {.name = "p", .dtype = d, .M = M, .N = N, .K = K, .batch = batch};
+    sp_problem p = {.name = "p", .dtype = d};
+    sp_problem_set(&p, sp_op_parse("matmul"), (const int64_t[]){M, N, K, batch});
     return p;
 }
 

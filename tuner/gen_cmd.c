@@ -13,9 +13,10 @@
 static const char usage_text[] =
     "usage: npu-tune gen --target T --shape MxNxK --strategy {strategies} --tile mxnxk\n"
     "                    [--batch B] [--dtype {dtypes}] [--double-buffer on|off]\n"
-    "                    [--cores C] [--split {splits}] [--micro MRxNR] [-o FILE]\n"
+    "                    [--cores C] [--split {splits}] [--micro MRxNR] [--op {ops}]\n"
+    "                    [-o FILE]\n"
     "       npu-tune gen --table TABLE.csv --shape MxNxK [--batch B] [--dtype D]\n"
-    "                    [--target T] [-o FILE]\n"
+    "                    [--target T] [--op {ops}] [-o FILE]\n"
     "  NPU targets: the kernel program (text, runs in npu-tune sim); --target host:\n"
     "  C source defining nt_sgemm (cc -O3 -march=native -fopenmp -c)\n";
 

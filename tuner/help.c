@@ -27,6 +27,7 @@ static const struct {
     {"{splits}", sp_split_name},
     {"{searches}", search_name},
     {"{measures}", measure_name},
+    {"{ops}", sp_op_name},
 };
 
 void tn_help(const char *text)

@@ -9,7 +9,8 @@
 static const char usage_text[] =
     "usage: npu-tune model --target T --shape MxNxK [--batch B] [--dtype {dtypes}]\n"
     "                      [--strategy {strategies}] [--tile mxnxk] [--double-buffer on|off]\n"
-    "                      [--cores C] [--split {splits}] [--micro MRxNR] [--format text|csv]\n";
+    "                      [--cores C] [--split {splits}] [--micro MRxNR] [--format text|csv]\n"
+    "                      [--op {ops}]\n";
 
 static const char csv_header[] =
     "strategy,m,n,k,double_buffer,cores,split,legal,load_volume_elems,store_elems,"

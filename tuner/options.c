@@ -1,5 +1,5 @@
 /* options.c — the config options that `model` and `gen` share (--target,
- * --shape, --tile, ...), parsed once into a request. */
+ * --op, --shape, --tile, ...), parsed once into a request. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,14 +17,14 @@ int tn_parse_request(int argc, char **argv, const char *cmd, const char *text, i
         {"double-buffer", required_argument, 0, 'D'}, {"cores", required_argument, 0, 'c'},
         {"split", required_argument, 0, 'p'},   {"format", required_argument, 0, 'f'},
         {"output", required_argument, 0, 'o'},  {"table", required_argument, 0, 'L'},
-        {"micro", required_argument, 0, 'u'},   {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
-    const char *target = NULL;
-    long long v[3];
+        {"micro", required_argument, 0, 'u'},   {"op", required_argument, 0, 'O'},
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    const char *target = NULL, *shape = NULL;
+    long long v[3], batch = 0;
     char why[160];
-    int have_shape = 0, o;
+    int op = 0, o;
     memset(r, 0, sizeof *r);
-    r->p = (sp_problem){.name = "shape", .dtype = SP_FP16, .batch = 1};
+    r->p = (sp_problem){.name = "shape", .dtype = SP_FP16};
     r->c = (sp_config){.cores = 1, .strategy = SP_OS, .split = SP_SPLIT_M};
     r->strategy = -1;
     opterr = 0;
@@ -35,16 +35,15 @@ int tn_parse_request(int argc, char **argv, const char *cmd, const char *text, i
     while ((o = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
         switch (o) {
         case 't': target = optarg; break;
-        case 's':
-            if (!tn_parse_dims(optarg, v, 3))
-                BAD("--shape '%s' must be MxNxK, each 1 to 1048576", optarg);
-            r->p.M = v[0], r->p.N = v[1], r->p.K = v[2];
-            have_shape = 1;
+        case 'O':
+            if ((op = sp_op_parse(optarg)) < 0)
+                BAD("--op '%s' is not one of %s", optarg, ONE_OF(sp_op_name));
             break;
+        case 's': shape = optarg; break; /* read by the op, once it is known */
         case 'b':
             if (!tn_parse_dims(optarg, v, 1))
                 BAD("--batch '%s' must be a positive integer", optarg);
-            r->p.batch = v[0];
+            batch = v[0];
             break;
         case 'd':
             if ((o = sp_dtype_parse(optarg)) < 0)
@@ -110,10 +109,20 @@ int tn_parse_request(int argc, char **argv, const char *cmd, const char *text, i
     }
     if (optind < argc)
         BAD("unexpected argument '%s'", argv[optind]);
+    const sp_op *oper = sp_op_get(op);
+    int64_t dims[SP_OP_DIMS_MAX];
+    int at = sp_op_dim_index(oper, "batch");
+    if (shape && !oper->parse(shape, dims))
+        BAD("--shape '%s' must be %s, each 1 to %d", shape, oper->syntax, SP_VALUE_MAX);
+    if (batch && at < 0)
+        BAD("--batch: op %s has no batch dimension", oper->name);
 #undef BAD
 #undef ONE_OF
-    if ((!target && !r->table) || !have_shape)
-        return tn_usage(cmd, text, !have_shape ? "--shape is required" : "--target is required");
+    if ((!target && !r->table) || !shape)
+        return tn_usage(cmd, text, !shape ? "--shape is required" : "--target is required");
+    if (batch)
+        dims[at] = batch;
+    sp_problem_set(&r->p, op, dims);
     if (!target) /* the table names its target */
         return TN_OK;
     r->have_target = 1;

@@ -111,8 +111,16 @@ static bool sign(const ls_script *s, const char *script, const plan *pls, size_t
         return false;
     for (size_t i = 0; i < np; i++) {
         const sp_problem *p = pls[i].p;
-        fprintf(f, "%s %s %lld %lld %lld %lld:", p->name, sp_dtype_name(p->dtype),
+        fprintf(f, "%s %s %lld %lld %lld %lld", p->name, sp_dtype_name(p->dtype),
                 (long long)p->M, (long long)p->N, (long long)p->K, (long long)p->batch);
+        /* problems of the default op sign as they did before ops; another op
+         * adds its name and dimensions */
+        const sp_op *o = sp_op_get(p->op);
+        if (p->op)
+            fprintf(f, " %s", o->name);
+        for (int d = 0; p->op && d < o->ndims; d++)
+            fprintf(f, " %lld", (long long)p->dims[d]);
+        fputc(':', f);
         for (size_t j = 0; j < pls[i].n; j++) {
             const sp_config *c = &pls[i].cands[j].config;
             fprintf(f, " %d %d %d %d %d %d %d", c->strategy, c->m, c->n, c->k,
@@ -203,13 +211,6 @@ static bool fetch(tn_session *r, plan *pl, const size_t *idx, size_t n, char *er
     sink s = {r, pl, where, err, errlen, true};
     ms_measure_all(r->backend, ls_target(r->script), pl->p, todo, nt, got, journal_one, &s);
     return s.ok;
-}
-
-static void shape_text(const sp_problem *p, char *out, size_t len)
-{
-    int w = snprintf(out, len, "%lldx%lldx%lld", (long long)p->M, (long long)p->N, (long long)p->K);
-    if (p->batch > 1 && w > 0 && (size_t)w < len)
-        snprintf(out + w, len - (size_t)w, " b%lld", (long long)p->batch);
 }
 
 static void config_text(const sp_config *c, char *out, size_t len)
@@ -409,7 +410,7 @@ static void rate(const tn_session *r, const sp_problem *p, const sp_config *c, d
     *gflops = *frac = NAN;
     if (strcmp(r->backend->unit, "s") != 0 || !(seconds > 0))
         return;
-    *gflops = 2.0 * (double)p->M * (double)p->N * (double)p->K * (double)p->batch / seconds / 1e9;
+    *gflops = sp_problem_flops(p) / seconds / 1e9;
     if (!r->have_peak)
         return;
     double peak = c->cores >= ls_target(r->script)->cores ? r->peak.gflops_all
@@ -435,7 +436,7 @@ static void summary(const tn_session *r, const plan *pls, size_t np)
         const plan *pl = &pls[i];
         const sp_problem *p = pl->p;
         char shape[64], best[96] = "-", pick[96], value[48] = "-", gap[32] = "-", gapnum[32] = "";
-        shape_text(p, shape, sizeof shape);
+        sp_problem_shape(p, shape, sizeof shape);
         config_text(&pl->cands[pl->pick].config, pick, sizeof pick);
         const ms_measurement *pm = &pl->ms[pl->pick];
         if (pl->best >= 0) {
@@ -504,7 +505,7 @@ static void summary(const tn_session *r, const plan *pls, size_t np)
         const sp_config *c = &pl->cands[pl->best].config;
         rate(r, pl->p, c, pl->ms[pl->best].value, &gf, &frac);
         char shape[64];
-        shape_text(pl->p, shape, sizeof shape);
+        sp_problem_shape(pl->p, shape, sizeof shape);
         printf("  %-10s %-14s %8.1f GFLOP/s = %3.0f%% of the peak of %d core%s", pl->p->name,
                shape, gf, 100 * frac, c->cores, c->cores == 1 ? "" : "s");
         double kept = 1 - r->peak.lost; /* what a running thread gets */

@@ -70,6 +70,15 @@ run 2 model --target ascend910 --shape 16x16x16 --split Q
 same "bad split" "$err" "npu-tune: model: --split 'Q' is not one of M, N, MN (see 'npu-tune model --help')"
 run 2 model --target ascend910 --shape 16x16x16 --bogus
 same "bad option" "$err" "npu-tune: model: unknown or incomplete option '--bogus' (see 'npu-tune model --help')"
+run 2 model --target ascend910 --shape 16x16x16 --op conv
+same "unknown op" "$err" "npu-tune: model: --op 'conv' is not one of matmul (see 'npu-tune model --help')"
+# --op names the registry's op (matmul by default), whose shape text --shape reads
+run 0 model --target ascend910 --shape 64x64x128 --batch 4
+default_op=$out
+run 0 model --op matmul --target ascend910 --shape '64x64x128 b4'
+same "--op matmul, batch in the shape" "$out" "$default_op"
+run 2 model --target ascend910 --shape '64x64x128 b0'
+same "bad batch in the shape" "$err" "npu-tune: model: --shape '64x64x128 b0' must be MxNxK, each 1 to 1048576 (see 'npu-tune model --help')"
 
 # --- a tuning run: examples/bert.lua with the model backend ---
 mkdir -p "$work/examples"

@@ -1,7 +1,7 @@
 /* names.c — the DSL accepts every name the engine has: each search strategy
- * of the tuner (tn_search_names), each measurement backend (ms_backend_names)
- * and each kind of target (space's registry, sp_kind_get), and names them all
- * when it refuses another. */
+ * of the tuner (tn_search_names), each measurement backend (ms_backend_names),
+ * each kind of target (space's registry, sp_kind_get), naming them all when it
+ * refuses another, and each op (sp_op_get) as a declaration of its own. */
 #define _XOPEN_SOURCE 700
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +99,49 @@ static void kinds(void)
     }
 }
 
+/* Declares one problem of op `op` (its dimensions 16, 32, ... in a shape, or
+ * those with a default by their keys, set to 3) with a constraint that keeps
+ * the configs of a problem it sees as this op with these dimensions by name;
+ * checks the problem and that the constraint kept. */
+static void declares(int op, bool keys)
+{
+    const sp_op *o = sp_op_get(op);
+    char text[1024], err[LS_ERR_MAX] = "";
+    size_t used = (size_t)snprintf(text, sizeof text,
+                                   "target \"ascend910\"\n%s { name = \"x\", shapes = { {", o->name);
+    int64_t want[SP_OP_DIMS_MAX];
+    for (int d = 0, n = 0; d < o->ndims; d++) {
+        want[d] = keys && o->dim[d].dflt ? 3 : 16 << d;
+        if (!keys || !o->dim[d].dflt)
+            used += (size_t)snprintf(text + used, sizeof text - used, "%s%lld", n++ ? ", " : "",
+                                     (long long)want[d]);
+    }
+    used += (size_t)snprintf(text + used, sizeof text - used, "} }");
+    for (int d = 0; keys && d < o->ndims; d++)
+        if (o->dim[d].dflt)
+            used += (size_t)snprintf(text + used, sizeof text - used, ", %s = 3", o->dim[d].name);
+    used += (size_t)snprintf(text + used, sizeof text - used,
+                             " }\nspace { constraint = function(c) return c.op == '%s'", o->name);
+    for (int d = 0; d < o->ndims; d++)
+        used += (size_t)snprintf(text + used, sizeof text - used, " and c['%s'] == %lld",
+                                 o->dim[d].name, (long long)want[d]);
+    snprintf(text + used, sizeof text - used, " end }\n");
+    ls_script *s = run_text(text, err);
+    if (!s)
+        fprintf(stderr, "%s: %s\n", text, err);
+    if (CHECK(s != NULL) && CHECK_INT(ls_nproblems(s), 1)) {
+        const sp_problem *p = ls_problem(s, 0);
+        CHECK_INT(p->op, op);
+        for (int d = 0; d < o->ndims; d++)
+            CHECK_INT(p->dims[d], want[d]);
+        CHECK_STR(ls_where(s, o->name), "names.lua:2");
+        sp_config c = {.m = 16, .n = 16, .k = 16, .cores = 1};
+        if (!CHECK_INT(ls_constraint(s, p, &c, err, sizeof err), 1))
+            fprintf(stderr, "%s", text);
+    }
+    ls_close(s);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir) || chdir(tmpdir) != 0) {
@@ -124,6 +167,12 @@ int main(void)
         accepts(strcmp(*name, "host") == 0 ? "host" : "ascend910", "measure", value, *name);
     }
     kinds();
+    int nops = 0;
+    for (; sp_op_get(nops); nops++) {
+        declares(nops, false);
+        declares(nops, true);
+    }
+    CHECK(nops >= 1);
     rmdir(tmpdir);
     return CHECK_DONE();
 }

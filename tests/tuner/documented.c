@@ -1,5 +1,5 @@
 /* documented.c — docs/reference.md names every entry of every registry: the
- * searches, backends, plots, dtypes, strategies and splits a user can write. */
+ * searches, backends, plots, dtypes, strategies, splits and ops a user can write. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +56,7 @@ int main(int argc, char **argv)
     each_of_fn("dtype", sp_dtype_name);
     each_of_fn("strategy", sp_strategy_name);
     each_of_fn("split", sp_split_name);
+    each_of_fn("op", sp_op_name);
     free(doc);
     return CHECK_DONE();
 }
