@@ -17,7 +17,7 @@ static const char *const names[RS_NFIELDS] = {
     [RS_CORES] = "cores", [RS_SPLIT] = "split", [RS_LOAD] = "load_volume_elems",
     [RS_EST] = "est_cycles", [RS_BACKEND] = "backend", [RS_STATUS] = "status",
     [RS_MEASURED] = "measured", [RS_UNIT] = "unit", [RS_MICRO] = "micro", [RS_ROUND] = "round",
-    [RS_VERIFIED] = "verified"};
+    [RS_VERIFIED] = "verified", [RS_OP] = "op"};
 
 /* The columns both files begin with: the problem and the config. */
 #define PROBLEM_AND_CONFIG                                                                      \
@@ -25,10 +25,11 @@ static const char *const names[RS_NFIELDS] = {
         RS_TILE_N, RS_TILE_K, RS_DOUBLE_BUFFER, RS_CORES, RS_SPLIT
 
 /* The files' columns, in order (status comes before measured, which it
- * checks). A table of format 1 lacks the last column, verified. */
-static const rs_field journal[] = {PROBLEM_AND_CONFIG, RS_LOAD,  RS_EST,  RS_BACKEND, RS_STATUS,
-                                   RS_MEASURED,        RS_UNIT, RS_MICRO, RS_ROUND};
-static const rs_field table[] = {PROBLEM_AND_CONFIG, RS_MEASURED, RS_UNIT, RS_MICRO, RS_VERIFIED};
+ * checks). Columns are added at the end: older files have the first ones. */
+static const rs_field journal[] = {PROBLEM_AND_CONFIG, RS_LOAD,  RS_EST,   RS_BACKEND, RS_STATUS,
+                                   RS_MEASURED,        RS_UNIT, RS_MICRO, RS_ROUND,   RS_OP};
+static const rs_field table[] = {PROBLEM_AND_CONFIG, RS_MEASURED, RS_UNIT,
+                                 RS_MICRO,           RS_VERIFIED, RS_OP};
 const rs_columns rs_journal_columns = {journal, sizeof journal / sizeof *journal};
 const rs_columns rs_table_columns = {table, sizeof table / sizeof *table};
 
@@ -110,19 +111,19 @@ static const char *field_text(rs_field f, const rs_row *r, char *num, size_t len
         return num;
     case RS_ROUND: return r->round ? r->round : "search";
     case RS_VERIFIED: return r->verified ? "1" : "0";
+    case RS_OP: return sp_op_name(p->op);
     case RS_NFIELDS: break;
     }
     return num;
 }
 
-size_t rs_format_row(char *buf, size_t len, const rs_row *r, bool journal)
+size_t rs_format_row(char *buf, size_t len, const rs_row *r, const rs_columns *cols, int n)
 {
-    const rs_columns *cols = journal ? &rs_journal_columns : &rs_table_columns;
     char num[RS_NFIELDS][40];
     const char *text[RS_NFIELDS];
-    for (int i = 0; i < cols->n; i++)
+    for (int i = 0; i < n; i++)
         text[i] = field_text(cols->field[i], r, num[i], sizeof num[i]);
-    return bs_csv_join(buf, len, text, cols->n);
+    return bs_csv_join(buf, len, text, n);
 }
 
 /* ---- parsing ---- */
@@ -308,15 +309,17 @@ static bool parse_field(const where *w, rs_field f, char *s, rs_entry *e)
         strcpy(e->round, s);
         return true;
     case RS_VERIFIED: return bit(w, f, s, &e->verified);
+    case RS_OP: return choice(w, f, s, sp_op_parse, sp_op_name, &p->op);
     case RS_NFIELDS: break;
     }
     return fail(w, "no such field");
 }
 
 /* Splits a line of the first `want` columns of cols and checks every field
- * in column order; first error wins. A table row's status is ok. */
-static bool parse_row(char *line, const rs_columns *cols, int want, rs_entry *e,
-                      const char *path, long lineno, char *err, size_t errlen)
+ * in column order; first error wins. A table row's status is ok, a row
+ * without an op column of the default op. */
+bool rs_parse_row(char *line, const rs_columns *cols, int want, rs_entry *e, const char *path,
+                  long lineno, char *err, size_t errlen)
 {
     where w = {path, lineno, err, errlen};
     char *f[RS_NFIELDS];
@@ -333,19 +336,4 @@ static bool parse_row(char *line, const rs_columns *cols, int want, rs_entry *e,
         if (!parse_field(&w, cols->field[i], f[i], e))
             return false;
     return true;
-}
-
-bool rs_parse_row(char *line, bool journal, rs_entry *e, const char *path, long lineno,
-                  char *err, size_t errlen)
-{
-    const rs_columns *cols = journal ? &rs_journal_columns : &rs_table_columns;
-    return parse_row(line, cols, cols->n, e, path, lineno, err, errlen);
-}
-
-bool rs_parse_table_row(char *line, int format, rs_entry *e, const char *path, long lineno,
-                        char *err, size_t errlen)
-{
-    const rs_columns *cols = &rs_table_columns;
-    return parse_row(line, cols, format == 1 ? cols->n - 1 : cols->n, e, path, lineno, err,
-                     errlen);
 }

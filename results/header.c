@@ -88,7 +88,9 @@ static void entry(FILE *f, const rs_entry *e)
     real(f, e->measured);
     fputs(", ", f);
     literal(f, e->unit);
-    fprintf(f, ", %d, %d, %d},\n", c->mr, c->nr, e->verified);
+    fprintf(f, ", %d, %d, %d, ", c->mr, c->nr, e->verified);
+    literal(f, sp_op_name(p->op) ? sp_op_name(p->op) : "?");
+    fputs("},\n", f);
 }
 
 /* The fractal of each dtype, as the space library defines it. */
@@ -259,14 +261,19 @@ bool rs_header_write(FILE *f, const rs_table *t)
           "    const char *unit;     /* \"cycles\" or \"s\" */\n"
           "    int mr, nr;           /* host: the register micro-tile; 0 on NPUs */\n"
           "    int verified;         /* 1: its result was checked against a reference; 0: not\n"
-          "                           * (tune { verify = false }, the model); -1: not known */\n"
-          "} npu_tune_entry;\n\n",
+          "                           * (tune { verify = false }, the model); -1: not known */\n",
           f);
+    char ops[256];
+    fprintf(f,
+            "    const char *op;       /* the operation: %s; M, N, K and batch are the\n"
+            "                           * GEMM it computes as, which the lookup compares */\n"
+            "} npu_tune_entry;\n\n",
+            sp_names(sp_op_name, ", ", " or ", ops, sizeof ops));
     fputs("static const npu_tune_entry npu_tune_table[] = {\n", f);
     for (size_t i = 0; i < n; i++)
         entry(f, &e[i]);
     if (n == 0) /* C has no empty arrays: a placeholder that lookup never returns */
-        fputs("    {\"\", 0, 0, 0, 0, \"\", \"\", \"\", 0, 0, 0, 0, 0, \"\", 0.0, \"\", 0, 0, 0},\n", f);
+        fputs("    {\"\", 0, 0, 0, 0, \"\", \"\", \"\", 0, 0, 0, 0, 0, \"\", 0.0, \"\", 0, 0, 0, \"\"},\n", f);
     fprintf(f, "};\n\nenum { npu_tune_table_size = %zu };\n\n", n);
     fputs(functions, f);
     fractal_function(f);

@@ -12,11 +12,14 @@
 typedef enum {
     RS_PROBLEM, RS_M, RS_N, RS_K, RS_BATCH, RS_DTYPE, RS_TARGET, RS_STRATEGY, RS_TILE_M,
     RS_TILE_N, RS_TILE_K, RS_DOUBLE_BUFFER, RS_CORES, RS_SPLIT, RS_LOAD, RS_EST, RS_BACKEND,
-    RS_STATUS, RS_MEASURED, RS_UNIT, RS_MICRO, RS_ROUND, RS_VERIFIED, RS_NFIELDS
+    RS_STATUS, RS_MEASURED, RS_UNIT, RS_MICRO, RS_ROUND, RS_VERIFIED, RS_OP, RS_NFIELDS
 } rs_field;
 
 /* The columns of one file, in order: its header line, the checks of its
- * rows and the plot's lookups are made from them (csv.c). */
+ * rows and the plot's lookups are made from them (csv.c). A column is added
+ * at the end: an older file has the first ones (a journal without op, from
+ * before ops; a table of format 2 without op, of format 1 without verified
+ * either), and its rows are read as of the default op. */
 typedef struct {
     const rs_field *field;
     int n;
@@ -35,18 +38,14 @@ enum { RS_HEADER_MAX = 512 }; /* room for either file's header line */
  * "cannot write a row of problem 'x': ..." in err otherwise. */
 bool rs_row_check(const rs_row *r, char *err, size_t errlen);
 
-/* Formats one row (journal or table columns) with its newline into buf, like
- * snprintf: returns the length it needs, whatever len is. */
-size_t rs_format_row(char *buf, size_t len, const rs_row *r, bool journal);
+/* Formats one row of the first n columns of cols with its newline into buf,
+ * like snprintf: returns the length it needs, whatever len is. */
+size_t rs_format_row(char *buf, size_t len, const rs_row *r, const rs_columns *cols, int n);
 
-/* Parses one line (no newline; modified in place) of a journal or a table
- * into e. False with "PATH:LINE: ..." in err if a field is malformed. */
-bool rs_parse_row(char *line, bool journal, rs_entry *e, const char *path, long lineno,
-                  char *err, size_t errlen);
-
-/* rs_parse_row of a table row of the given format (1 or 2). */
-bool rs_parse_table_row(char *line, int format, rs_entry *e, const char *path, long lineno,
-                        char *err, size_t errlen);
+/* Parses one line (no newline; modified in place) of the first n columns of
+ * cols into e. False with "PATH:LINE: ..." in err if a field is malformed. */
+bool rs_parse_row(char *line, const rs_columns *cols, int n, rs_entry *e, const char *path,
+                  long lineno, char *err, size_t errlen);
 
 /* The shape distance of the table lookup: the product over M, N, K and batch
  * of max(a, b) / min(a, b), in this order (monotone in the sum of

@@ -16,6 +16,7 @@ struct rs_journal {
     char *path;
     char *row;       /* formatting buffer of one row */
     size_t rowcap;
+    int ncols;       /* the columns of its header, which its rows are written with */
     char unit[8];    /* the unit of the ok rows read, "" if none */
     long unit_line;  /* the first of them */
 };
@@ -139,10 +140,16 @@ static bool same_origin(const char *path, const rs_signature *old, const rs_sign
 
 /* ---- opening ---- */
 
-/* The header line into head, with its newline; its length without. */
-static size_t header(char head[RS_HEADER_MAX])
+/* The columns of a journal from before ops: all but the last, op. Its rows
+ * are of the default op, and so are the rows a resumed run appends to it
+ * (the space signature of a run with problems of another op differs). */
+#define BEFORE_OPS (rs_journal_columns.n - 1)
+
+/* The header line of the first n columns into head, with its newline; its
+ * length without. */
+static size_t header(char head[RS_HEADER_MAX], int n)
 {
-    return rs_header(head, RS_HEADER_MAX, &rs_journal_columns, rs_journal_columns.n) - 1;
+    return rs_header(head, RS_HEADER_MAX, &rs_journal_columns, n) - 1;
 }
 
 static bool write_all(int fd, const char *buf, size_t len)
@@ -174,7 +181,7 @@ static bool start(const char *path, const char *sigpath, int fd, const rs_signat
     if (sigpath && !bs_write_atomic(sigpath, write_sig, (void *)sig, err, errlen))
         return false;
     char head[RS_HEADER_MAX];
-    size_t n = header(head) + 1;
+    size_t n = header(head, rs_journal_columns.n) + 1;
     bool ok = (!sigpath || ftruncate(fd, 0) == 0) && write_all(fd, head, n);
     if (!ok)
         snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
@@ -190,14 +197,15 @@ typedef struct {
     size_t np;
     char unit[8];                /* of the first ok row, "" before it */
     long unit_line;
+    int ncols;                   /* the columns of the journal's header */
 } rules;
 
-/* Orders problems by name, shape, batch, then dtype (when `dtype`). */
+/* Orders problems by name, op, shape, batch, then dtype (when `dtype`). */
 static int problem_key(const sp_problem *a, const sp_problem *b, bool dtype)
 {
     int c = strcmp(a->name, b->name);
-    const int64_t x[] = {a->M, a->N, a->K, a->batch, dtype ? a->dtype : 0};
-    const int64_t y[] = {b->M, b->N, b->K, b->batch, dtype ? b->dtype : 0};
+    const int64_t x[] = {a->op, a->M, a->N, a->K, a->batch, dtype ? a->dtype : 0};
+    const int64_t y[] = {b->op, b->M, b->N, b->K, b->batch, dtype ? b->dtype : 0};
     for (size_t i = 0; !c && i < sizeof x / sizeof x[0]; i++)
         c = (x[i] > y[i]) - (x[i] < y[i]);
     return c;
@@ -258,9 +266,13 @@ static bool read_rows(const char *path, char *buf, size_t len, rules *r, rs_cach
                       size_t *keep, char *err, size_t errlen)
 {
     char head[RS_HEADER_MAX];
-    size_t hn = header(head);
     char *nl = memchr(buf, '\n', len);
-    if ((size_t)(nl - buf) != hn || memcmp(buf, head, hn) != 0) {
+    for (r->ncols = rs_journal_columns.n; r->ncols >= BEFORE_OPS; r->ncols--) {
+        size_t hn = header(head, r->ncols);
+        if ((size_t)(nl - buf) == hn && memcmp(buf, head, hn) == 0)
+            break;
+    }
+    if (r->ncols < BEFORE_OPS) {
         snprintf(err, errlen, "%s:1: columns are not the npu-tune journal's", path);
         return false;
     }
@@ -271,7 +283,7 @@ static bool read_rows(const char *path, char *buf, size_t len, rules *r, rs_cach
             break; /* torn: the last write of a killed run */
         *nl = '\0';
         rs_entry e;
-        if (!rs_parse_row(line, true, &e, path, lineno, err, errlen) ||
+        if (!rs_parse_row(line, &rs_journal_columns, r->ncols, &e, path, lineno, err, errlen) ||
             !check_row(path, &e, r, err, errlen))
             return false;
         const rs_entry *had = r->search_figures && strcmp(e.round, "final") == 0
@@ -328,7 +340,7 @@ rs_journal *rs_journal_open_with(const char *path, const rs_signature *sig,
     rs_journal *j = calloc(1, sizeof *j);
     char *sigpath = malloc(plen + 5), *buf = NULL;
     rs_cache *c = rs_cache_new();
-    rules r = {.sig = sig, .np = np};
+    rules r = {.sig = sig, .np = np, .ncols = rs_journal_columns.n};
     if (o && o->problems)
         r.problems = malloc((np ? np : 1) * sizeof *r.problems);
     if (!j || !sigpath || !c || (o && o->problems && !r.problems) || !(j->path = strdup(path))) {
@@ -358,7 +370,7 @@ rs_journal *rs_journal_open_with(const char *path, const rs_signature *sig,
     if (through || !memchr(buf, '\n', len)) {
         /* New, or killed before its header was complete: start afresh. */
         char head[RS_HEADER_MAX];
-        size_t hn = header(head);
+        size_t hn = header(head, rs_journal_columns.n);
         if (len > hn || (len && memcmp(buf, head, len) != 0)) {
             snprintf(err, errlen, "%s:1: columns are not the npu-tune journal's", path);
             goto fail_fd;
@@ -372,6 +384,7 @@ rs_journal *rs_journal_open_with(const char *path, const rs_signature *sig,
     free(sigpath);
     free(r.problems);
     j->fd = fd;
+    j->ncols = r.ncols;
     memcpy(j->unit, r.unit, sizeof j->unit);
     j->unit_line = r.unit_line;
     *cache = c;
@@ -447,7 +460,7 @@ bool rs_journal_append(rs_journal *j, const rs_row *row, char *err, size_t errle
                  row->problem->name, row->measured);
         return false;
     }
-    size_t n = rs_format_row(j->row, j->rowcap, row, true);
+    size_t n = rs_format_row(j->row, j->rowcap, row, &rs_journal_columns, j->ncols);
     if (n >= j->rowcap) {
         char *b = realloc(j->row, n + 1);
         if (!b) {
@@ -456,7 +469,7 @@ bool rs_journal_append(rs_journal *j, const rs_row *row, char *err, size_t errle
         }
         j->row = b;
         j->rowcap = n + 1;
-        rs_format_row(j->row, j->rowcap, row, true);
+        rs_format_row(j->row, j->rowcap, row, &rs_journal_columns, j->ncols);
     }
     /* One write(2) per row, no stdio buffer: a kill tears at most this line. */
     if (!write_all(j->fd, j->row, n)) {

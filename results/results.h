@@ -58,7 +58,7 @@ typedef struct {
 /* The measurements of a journal, looked up by (problem, config). */
 typedef struct rs_cache rs_cache;
 
-/* The entry for problem p (name, M, N, K, batch, dtype) and config c, or NULL. */
+/* The entry for problem p (name, op, M, N, K, batch, dtype) and config c, or NULL. */
 const rs_entry *rs_cache_find(const rs_cache *c, const sp_problem *p, const sp_config *cfg);
 size_t rs_cache_size(const rs_cache *c);
 /* Entry i (i < rs_cache_size) in the order its key was first seen. */
@@ -86,7 +86,7 @@ rs_journal *rs_journal_open(const char *path, const rs_signature *sig, rs_cache 
 /* What rs_journal_open_with does beyond rs_journal_open. */
 typedef struct {
     bool wait;    /* another process holds the journal: wait until it is done */
-    const sp_problem *const *problems; /* the run's: a row of any other problem (name,  */
+    const sp_problem *const *problems; /* the run's: a row of any other problem (name, op, */
     size_t nproblems;                  /* shape, batch, dtype) is refused; NULL: any */
     long holder;  /* out: when the open failed because another process holds the
                    * journal (and not `wait`), its pid; else 0 */
@@ -124,7 +124,7 @@ bool rs_journal_append(rs_journal *j, const rs_row *row, char *err, size_t errle
 bool rs_journal_close(rs_journal *j, char *err, size_t errlen);
 
 /* A tuning table as read: its signature line, its rows, and the targets it
- * describes (format 3: a "# target NAME key=value ..." line each). */
+ * describes (formats 3 and 4: a "# target NAME key=value ..." line each). */
 typedef struct {
     rs_signature sig;
     rs_entry *e;
@@ -133,15 +133,16 @@ typedef struct {
     size_t ntargets;
 } rs_table;
 
-/* Writes the table (a "# npu-tune table 3 ..." signature line, a "# target"
+/* Writes the table (a "# npu-tune table 4 ..." signature line, a "# target"
  * line of t's figures, the CSV header, the rows) to a temporary file and
  * renames it over path. Rows that are not status ok, not all of one unit or
  * of another target than t (and sig's) are refused (nothing written). */
 bool rs_table_write(const char *path, const rs_signature *sig, const sp_target *t,
                     const rs_row *rows, size_t n, char *err, size_t errlen);
 
-/* Reads a whole table into *t (free it with rs_table_free), of format 3, 2
- * or 1 (without the verified column: -1). On any error ("PATH:LINE: ...":
+/* Reads a whole table into *t (free it with rs_table_free), of format 4, 3
+ * (without the op column: the default op), 2 (without the target line
+ * either) or 1 (without verified either: -1). On any error ("PATH:LINE: ...":
  * not a table, foreign version, wrong columns, a malformed row or target
  * line, a target described twice, a row of a target the table does not
  * describe) returns false and *t holds nothing. */
@@ -161,8 +162,8 @@ const sp_target *rs_table_target(const rs_table *t, const char *name);
  * signature and the targets' figures. False if writing failed. */
 bool rs_header_write(FILE *f, const rs_table *t);
 
-/* The table entry to use for problem p on target t (same target name and
- * dtype): exact shape, else the nearest entry whose config sp_check accepts
+/* The table entry to use for problem p on target t (same target name, op
+ * and dtype): exact shape, else the nearest entry whose config sp_check accepts
  * for p (distance as the header's lookup). NULL if none; *exact tells which. */
 const rs_entry *rs_table_pick(const rs_entry *e, size_t n, const sp_target *t,
                               const sp_problem *p, bool *exact);

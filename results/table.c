@@ -15,10 +15,14 @@
 /* ---- writing ---- */
 
 static const char table_magic[] = "# npu-tune table ";
-/* The format written. Format 2 lacks the target lines (its rows name built-in
- * targets), format 1 also the last column (verified); both are read too. */
-enum { TABLE_FORMAT = 3 };
-/* A line of the target's figures (format 3), between the signature and the columns. */
+/* The format written; the older ones are read too. Format 3 lacks the last
+ * column (op: its rows are of the default op), format 2 also the target
+ * lines (its rows name built-in targets), format 1 also the column before
+ * (verified). */
+enum { TABLE_FORMAT = 4 };
+/* The columns the table of each format lacks at the end. */
+static const int missing[TABLE_FORMAT + 1] = {[1] = 2, [2] = 1, [3] = 1, [4] = 0};
+/* A line of the target's figures (formats 3 and 4), between the signature and the columns. */
 static const char target_magic[] = "# target ";
 
 /* The signature line's fields; script comes last and may hold spaces. */
@@ -50,12 +54,13 @@ static bool write_table(FILE *f, void *ctx)
     fprintf(f, "\n%s%s\n%s", target_magic, text, head);
     char small[512];
     for (size_t i = 0; i < t->n; i++) {
-        size_t len = rs_format_row(small, sizeof small, &t->rows[i], false);
+        const rs_columns *c = &rs_table_columns;
+        size_t len = rs_format_row(small, sizeof small, &t->rows[i], c, c->n);
         char *b = len < sizeof small ? small : malloc(len + 1);
         if (!b)
             return false;
         if (b != small)
-            rs_format_row(b, len + 1, &t->rows[i], false);
+            rs_format_row(b, len + 1, &t->rows[i], c, c->n);
         fwrite(b, 1, len, f);
         if (b != small)
             free(b);
@@ -155,7 +160,7 @@ static bool read_sig_line(const char *path, char *s, rs_signature *sig, int *for
     return true;
 }
 
-/* A "# target NAME key=value ..." line (s is after the magic) of format 3:
+/* A "# target NAME key=value ..." line (s is after the magic) of format 3, 4:
  * the figures of the table's target, described once. */
 static bool read_target(const char *path, long lineno, char *s, rs_table *tab, char *err,
                         size_t errlen)
@@ -205,7 +210,7 @@ static bool read_table(const char *path, char *buf, size_t len, rs_table *tab, c
         return false;
     }
     long lineno = 1;
-    int format = TABLE_FORMAT;
+    int format = TABLE_FORMAT, ncols = rs_table_columns.n;
     bool columns = false;
     for (; line < end; line = nl + 1, lineno++) {
         if (!(nl = memchr(line, '\n', (size_t)(end - line)))) {
@@ -217,6 +222,7 @@ static bool read_table(const char *path, char *buf, size_t len, rs_table *tab, c
         if (lineno == 1) {
             if (!read_sig_line(path, line + mlen, &tab->sig, &format, err, errlen))
                 return false;
+            ncols = rs_table_columns.n - missing[format];
             if (format >= 3 && !tab->sig.target[0]) {
                 snprintf(err, errlen, "%s:1: the signature names no target", path);
                 return false;
@@ -229,9 +235,8 @@ static bool read_table(const char *path, char *buf, size_t len, rs_table *tab, c
             continue;
         }
         if (!columns) {
-            char head[RS_HEADER_MAX]; /* format 1 lacks the last column */
-            size_t cols = rs_header(head, sizeof head, &rs_table_columns,
-                                    rs_table_columns.n - (format == 1)) - 1;
+            char head[RS_HEADER_MAX];
+            size_t cols = rs_header(head, sizeof head, &rs_table_columns, ncols) - 1;
             if (strlen(line) != cols || strncmp(line, head, cols) != 0) {
                 snprintf(err, errlen, "%s:%ld: columns are not the tuning table's", path, lineno);
                 return false;
@@ -253,7 +258,7 @@ static bool read_table(const char *path, char *buf, size_t len, rs_table *tab, c
             tab->e = ne;
         }
         rs_entry *e = &tab->e[tab->n];
-        if (!rs_parse_table_row(line, format, e, path, lineno, err, errlen))
+        if (!rs_parse_row(line, &rs_table_columns, ncols, e, path, lineno, err, errlen))
             return false;
         if (tab->sig.target[0] && strcmp(e->target, tab->sig.target) != 0) {
             snprintf(err, errlen, "%s:%ld: target '%s' is not the table's, '%s' (line 1)", path,
@@ -325,7 +330,7 @@ double rs_shape_distance(const sp_problem *a, const sp_problem *b)
     return d;
 }
 
-/* Exact shape first, then the nearest entry sp_check accepts. */
+/* Exact shape first, then the nearest entry sp_check accepts; of p's op and dtype. */
 const rs_entry *rs_table_pick(const rs_entry *e, size_t n, const sp_target *t,
                               const sp_problem *p, bool *exact)
 {
@@ -334,7 +339,7 @@ const rs_entry *rs_table_pick(const rs_entry *e, size_t n, const sp_target *t,
     *exact = false;
     for (size_t i = 0; i < n; i++) {
         const sp_problem *q = &e[i].problem;
-        if (q->dtype != p->dtype || strcmp(e[i].target, t->name) != 0)
+        if (q->op != p->op || q->dtype != p->dtype || strcmp(e[i].target, t->name) != 0)
             continue;
         if (q->M == p->M && q->N == p->N && q->K == p->K && q->batch == p->batch) {
             *exact = true;
@@ -343,7 +348,7 @@ const rs_entry *rs_table_pick(const rs_entry *e, size_t n, const sp_target *t,
     }
     for (size_t i = 0; i < n; i++) {
         const sp_problem *q = &e[i].problem;
-        if (q->dtype != p->dtype || strcmp(e[i].target, t->name) != 0 ||
+        if (q->op != p->op || q->dtype != p->dtype || strcmp(e[i].target, t->name) != 0 ||
             sp_check(t, p, &e[i].config) != 0)
             continue;
         double d = rs_shape_distance(q, p);

@@ -61,8 +61,8 @@ static int from_table(tn_request *r)
     /* without --dtype, the dtype the table tuned this shape in (the first
      * entry of the shape's, as a table of one shape in two dtypes is rare) */
     for (size_t i = 0; rc == TN_OK && !r->have_dtype && i < n; i++)
-        if (e[i].problem.M == r->p.M && e[i].problem.N == r->p.N && e[i].problem.K == r->p.K &&
-            e[i].problem.batch == r->p.batch) {
+        if (e[i].problem.op == r->p.op && e[i].problem.M == r->p.M && e[i].problem.N == r->p.N &&
+            e[i].problem.K == r->p.K && e[i].problem.batch == r->p.batch) {
             r->p.dtype = e[i].problem.dtype;
             break;
         }

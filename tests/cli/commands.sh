@@ -85,14 +85,14 @@ mkdir -p "$work/examples"
 cp "$src/examples/bert.lua" "$work/examples/"
 run 0 examples/bert.lua
 journal_header=$(head -n 1 "$work/results/bert.csv")
-same "journal header" "$journal_header" "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,load_volume_elems,est_cycles,backend,status,measured,unit,micro,round"
+same "journal header" "$journal_header" "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,load_volume_elems,est_cycles,backend,status,measured,unit,micro,round,op"
 # the model search stops when the best's neighbours stop improving: within budget
 rows=$(($(wc -l <"$work/results/bert.csv") - 1))
 if [ "$rows" -ge 3 ] && [ "$rows" -le 96 ]; then ok; else bad "journal rows: $rows, expected 3..96"; fi
-has "table signature" "$(head -n 1 "$work/results/bert-table.csv")" "# npu-tune table 3 version="
+has "table signature" "$(head -n 1 "$work/results/bert-table.csv")" "# npu-tune table 4 version="
 has "table target" "$(sed -n 2p "$work/results/bert-table.csv")" "# target ascend910 kind=npu cores=32 clock_mhz=1000 "
 table_header=$(sed -n 3p "$work/results/bert-table.csv")
-same "table header" "$table_header" "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,measured,unit,micro,verified"
+same "table header" "$table_header" "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,measured,unit,micro,verified,op"
 same "table rows verified" "$(tail -n +4 "$work/results/bert-table.csv" | cut -d, -f18 | sort -u)" "1"
 same "table rows" "$(wc -l <"$work/results/bert-table.csv")" "6"
 best=$(grep '^bert,512,768,768,' "$work/results/bert-table.csv" | cut -d, -f8)
@@ -124,6 +124,31 @@ has "gen missing table" "$err" "npu-tune: gen: cannot open 'results/none.csv'"
 run 0 table export results/bert-table.csv -o k/bert.h
 
 same "journal backend" "$(sed -n 2p "$work/results/bert.csv" | cut -d, -f17-18,20)" "sim,ok,cycles"
+
+# --- a run from before ops (tests/cli/before-ops: journal without op, table format 2) ---
+cp -r "$src/tests/cli/before-ops" "$work/"
+old=$work/before-ops
+run 0 gen --table before-ops/r-table.csv --shape '64x96x80 b3' -o k/old.npu
+same "old table: exact entry" "$err" ""
+has "old table: its config" "$(sed -n 4p "$work/k/old.npu")" "config IS m=64 n=96 k=80"
+run 0 table export before-ops/r-table.csv -o k/old.h
+has "old table: header names the op" "$(cat "$work/k/old.h")" '"IS", 64, 96, 80, 0, 1, "M", 3328.0, "cycles", 0, 0, 0, "matmul"},'
+# its signature is this build's: every candidate resumes, nothing is measured again
+run 0 --quiet --format csv before-ops/r.lua
+same "old journal resumed" "$(printf '%s\n' "$out" | tail -n +2 | cut -d, -f9,11)" "4,4
+4,4"
+same_file "old journal untouched" "$old/r.csv" "$src/tests/cli/before-ops/r.csv"
+has "rewritten table: format 4" "$(head -n 1 "$old/r-table.csv")" "# npu-tune table 4 version="
+same "rewritten table: rows of op matmul" "$(tail -n +4 "$old/r-table.csv" | cut -d, -f19)" "matmul
+matmul"
+same "rewritten table: same configs" "$(tail -n +4 "$old/r-table.csv" | cut -d, -f1-18)" \
+    "$(tail -n +3 "$src/tests/cli/before-ops/r-table.csv")"
+# a larger budget measures more, appended in the journal's own columns
+sed -i 's/budget = 4/budget = 6/' "$old/r.lua"
+run 0 --quiet before-ops/r.lua
+same "old journal keeps its header" "$(head -n 1 "$old/r.csv")" "$(head -n 1 "$src/tests/cli/before-ops/r.csv")"
+same "old journal: rows of 22 fields" "$(awk -F, '{ print NF }' "$old/r.csv" | sort -u)" "22"
+if [ "$(wc -l <"$old/r.csv")" -gt 9 ]; then ok; else bad "old journal: nothing appended"; fi
 
 # --- gen and sim: a kernel file, simulated and checked ---
 run 0 gen --target ascend910 --shape 100x70x50 --strategy OS --tile 32x32x32 --double-buffer on --cores 2 --split M -o k/os.npu

@@ -173,10 +173,10 @@ has "roofline" "$out" "host roofline: FMA peak"
 has "time lost" "$out" "; a running thread loses "
 has "gflops" "$out" "GFLOP/s"
 same "table target" "$(sed -n 2p "$work/out/tiny-table.csv" | cut -d' ' -f1-4)" "# target host kind=cpu"
-same "table header" "$(sed -n 3p "$work/out/tiny-table.csv")" "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,measured,unit,micro,verified"
+same "table header" "$(sed -n 3p "$work/out/tiny-table.csv")" "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,measured,unit,micro,verified,op"
 same "table rows" "$(tail -n +4 "$work/out/tiny-table.csv" | cut -d, -f1,6,7,16,18 | sort -u)" "tiny,fp32,host,s,1"
 same "journal statuses" "$(tail -n +2 "$work/out/tiny.csv" | cut -d, -f17,18,20 | sort -u)" "host,ok,s"
-same "journal search rows" "$(tail -n +2 "$work/out/tiny.csv" | grep -c ',search$')" "8"
+same "journal search rows" "$(tail -n +2 "$work/out/tiny.csv" | grep -c ',search,')" "8"
 # The final: the search's best (up to 4 within 10%) and the model's pick timed again side by side;
 # its rows are ok, each of a searched config, and a problem that had one has
 # its winner among them, at the final's figure.
@@ -227,7 +227,7 @@ for dt in bf16 fp16; do
     sed -e "s/shapes = {/dtype = \"$dt\", shapes = {/" -e "s|out/tiny|out/tiny_$dt|g" \
         "$work/tiny.lua" >"$work/tiny_$dt.lua"
     run 0 --quiet "tiny_$dt.lua"
-    same "$dt journal" "$(tail -n +2 "$work/out/tiny_$dt.csv" | grep ',search$' | cut -d, -f6,18 | sort | uniq -c | tr -s ' ')" " 8 $dt,ok"
+    same "$dt journal" "$(tail -n +2 "$work/out/tiny_$dt.csv" | grep ',search,' | cut -d, -f6,18 | sort | uniq -c | tr -s ' ')" " 8 $dt,ok"
     run 0 gen --table "out/tiny_$dt-table.csv" --shape 100x37x50 -o "k_table_$dt.c"
     same "gen --table $dt exact" "$err" ""
     defines16 "gen --table $dt" "$work/k_table_$dt.c" "$(sym_of $dt)"
@@ -297,7 +297,7 @@ LUA
 (cd "$work" && CC="bash $work/plantcc.sh" "$bin" --quiet plant.lua >"$work/.out" 2>"$work/.err")
 code=$?
 same "planted run exit" "$code" "0"
-statuses=$(tail -n +2 "$work/out/plant.csv" | grep ',search$' | cut -d, -f18 | sort | uniq -c | awk '{print $2 "=" $1}' | tr '\n' ' ')
+statuses=$(tail -n +2 "$work/out/plant.csv" | grep ',search,' | cut -d, -f18 | sort | uniq -c | awk '{print $2 "=" $1}' | tr '\n' ' ')
 same "planted statuses" "$statuses" "crash=1 ok=6 timeout=1 "
 has "planted crash detail" "$(cat "$work/out/plant.csv")" ",crash,"
 same "planted table" "$(tail -n +4 "$work/out/plant-table.csv" | cut -d, -f1,16)" "plant,s"

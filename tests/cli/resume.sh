@@ -113,7 +113,7 @@ limited() {
 # whole JOURNAL: every line complete, every row of the journal's 22 fields.
 whole() {
     [ "$(tail -c 1 "$1" | od -An -c | tr -d ' ')" == '\n' ] &&
-        [ -z "$(awk -F, 'NF != 22' "$1")" ]
+        [ -z "$(awk -F, 'NF != 23' "$1")" ]
 }
 
 # check WHAT DIR REF: DIR's run (finished) against the uninterrupted REF.
@@ -374,10 +374,10 @@ SH
     if whole "$j"; then ok; else bad "final: the journal has a torn or malformed line"; fi
     # the table's row is the final's best (of equal figures, any)
     local best row
-    best=$(grep ',ok,' "$j" | grep ',final$' | sort -t, -k19,19g | head -n 1 | cut -d, -f19)
+    best=$(grep ',ok,' "$j" | grep ',final,' | sort -t, -k19,19g | head -n 1 | cut -d, -f19)
     row=$(tail -n +4 "$dir/out/r-table.csv" | cut -d, -f1-17) # all but verified
     if [ -n "$best" ] && [ "$(echo "$row" | cut -d, -f15)" == "$best" ] &&
-        grep ',ok,' "$j" | grep ',final$' | cut -d, -f1-14,19,20,21 | grep -qxF "$row"; then ok; else
+        grep ',ok,' "$j" | grep ',final,' | cut -d, -f1-14,19,20,21 | grep -qxF "$row"; then ok; else
         bad "final: the table's row '$row' is not the final's best ($best): $(cat "$j")"
     fi
     local tmp

@@ -17,9 +17,16 @@ static char dir[] = "/tmp/npu-tune-table-XXXXXX";
 static char err[1024];
 
 static const char sigline[] =
+    "# npu-tune table 4 version=0.1.0 target=ascend910 target_sig=1a2b3c4d5e6f7081 "
+    "space_sig=0011223344556677 measure=sim script=my scripts/bert.lua\n";
+static const char header[] =
+    "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,measured,unit,micro,"
+    "verified,op\n";
+/* Format 3, as tables were written before the op column. */
+static const char sigline3[] =
     "# npu-tune table 3 version=0.1.0 target=ascend910 target_sig=1a2b3c4d5e6f7081 "
     "space_sig=0011223344556677 measure=sim script=my scripts/bert.lua\n";
-/* Line 2 of format 3: the figures of fx_ascend910. */
+/* Line 2 of formats 3 and 4: the figures of fx_ascend910. */
 static const char targetline[] =
     "# target ascend910 kind=npu cores=32 clock_mhz=1000 macs.fp16=4096 macs.int8=8192 "
     "macs.fp32=0 macs.bf16=0 l1=1048576 l0a=65536 l0b=65536 l0c=262144 ub=262144 align.l1=32 "
@@ -31,7 +38,8 @@ static const char targetline[] =
 static const char sigline2[] =
     "# npu-tune table 2 version=0.1.0 target=ascend910 target_sig=1a2b3c4d5e6f7081 "
     "space_sig=0011223344556677 measure=sim script=my scripts/bert.lua\n";
-static const char header[] =
+/* The columns of formats 3 and 2. */
+static const char header3[] =
     "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,measured,unit,micro,"
     "verified\n";
 /* Format 1, as tables were written before the verified column. */
@@ -130,8 +138,8 @@ static void round_trip(void)
     CHECK(write_specs(path, all, 2));
     char want[4096];
     snprintf(want, sizeof want, "%s%s%s%s", sigline, targetline, header,
-             "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,1\n"
-             "bert,512,3072,768,1,fp16,ascend910,WS,32,32,768,0,8,N,155648,cycles,,1\n");
+             "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,1,matmul\n"
+             "bert,512,3072,768,1,fp16,ascend910,WS,32,32,768,0,8,N,155648,cycles,,1,matmul\n");
     CHECK_STR(slurp(path), want);
     /* A table holds one unit: the rows in cycles and one in s are refused,
      * the table left as it was. */
@@ -289,13 +297,13 @@ static void malformed(void)
 {
     char text[4096];
     const char *row = "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,0\n";
-    snprintf(text, sizeof text, "%s%s", header, row);
+    snprintf(text, sizeof text, "%s%s", header3, row);
     CHECK_STR(read_text(text), ":1: not an npu-tune table (no '# npu-tune table' line)");
     CHECK_STR(read_text(""), ":1: not an npu-tune table (no '# npu-tune table' line)");
     CHECK_STR(read_text("# npu-tune tablet 1\n"), ":1: not an npu-tune table (no '# npu-tune table' line)");
-    snprintf(text, sizeof text, "# npu-tune table 4 version=9.0\n%s%s", header, row);
-    CHECK_STR(read_text(text), ":1: table format 4 is not supported (this build reads 1 to 3)");
-    snprintf(text, sizeof text, "# npu-tune table 2 version=0.1.0 oops\n%s%s", header, row);
+    snprintf(text, sizeof text, "# npu-tune table 5 version=9.0\n%s%s", header, row);
+    CHECK_STR(read_text(text), ":1: table format 5 is not supported (this build reads 1 to 4)");
+    snprintf(text, sizeof text, "# npu-tune table 2 version=0.1.0 oops\n%s%s", header3, row);
     CHECK_STR(read_text(text), ":1: 'oops' in the signature is not key=value");
     snprintf(text, sizeof text, "%sproblem,M,N,K,batch,dtype,target,strategy,m,n,k,cores,split,measured,unit\n%s",
              sigline2, row);
@@ -303,36 +311,36 @@ static void malformed(void)
     snprintf(text, sizeof text, "%s", sigline2);
     CHECK_STR(read_text(text), ":2: columns are not the tuning table's");
     /* Format 2 has no target line. */
-    snprintf(text, sizeof text, "%s%s%s%s", sigline2, targetline, header, row);
+    snprintf(text, sizeof text, "%s%s%s%s", sigline2, targetline, header3, row);
     CHECK_STR(read_text(text), ":2: columns are not the tuning table's");
-    snprintf(text, sizeof text, "%s%s%s%s", sigline2, header, row,
+    snprintf(text, sizeof text, "%s%s%s%s", sigline2, header3, row,
              "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,K,81920,cycles,,0\n");
     CHECK_STR(read_text(text), ":4: field 'split' is not M, N or MN: 'K'");
-    snprintf(text, sizeof text, "%s%s%s%s", sigline2, header, row,
+    snprintf(text, sizeof text, "%s%s%s%s", sigline2, header3, row,
              "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,,cycles,,0\n");
     CHECK_STR(read_text(text), ":4: field 'measured' is empty");
-    snprintf(text, sizeof text, "%s%s%s%s", sigline2, header, row,
+    snprintf(text, sizeof text, "%s%s%s%s", sigline2, header3, row,
              "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,0,extra\n");
     CHECK_STR(read_text(text), ":4: 19 fields, expected 18");
-    snprintf(text, sizeof text, "%s%s%s%s", sigline2, header, row,
+    snprintf(text, sizeof text, "%s%s%s%s", sigline2, header3, row,
              "bert,512,768,768,1,fp32,host,OS,128,128,64,1,1,M,0.5,s,6x300,1\n");
     CHECK_STR(read_text(text), ":4: field 'micro' is out of range: '300'");
     /* Truncated: the last row has no newline. */
-    snprintf(text, sizeof text, "%s%s%s%s", sigline2, header, row, "bert,512,768,768,1,fp16,asc");
+    snprintf(text, sizeof text, "%s%s%s%s", sigline2, header3, row, "bert,512,768,768,1,fp16,asc");
     CHECK_STR(read_text(text), ":4: the last line is cut off (no newline at its end)");
-    snprintf(text, sizeof text, "%s%s%s", sigline2, header, row);
+    snprintf(text, sizeof text, "%s%s%s", sigline2, header3, row);
     CHECK_STR(read_text(text), "");
     /* The verified column: 0 or 1; format 1 tables have none (read as -1). */
-    snprintf(text, sizeof text, "%s%s%s%s", sigline2, header, row,
+    snprintf(text, sizeof text, "%s%s%s%s", sigline2, header3, row,
              "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,2\n");
     CHECK_STR(read_text(text), ":4: field 'verified' is not 0 or 1: '2'");
-    snprintf(text, sizeof text, "%s%s%s%s", sigline2, header, row,
+    snprintf(text, sizeof text, "%s%s%s%s", sigline2, header3, row,
              "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,\n");
     CHECK_STR(read_text(text), ":4: field 'verified' is empty");
     snprintf(text, sizeof text, "%s%s%s", sigline2, header1,
              "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,\n");
     CHECK_STR(read_text(text), ":2: columns are not the tuning table's");
-    snprintf(text, sizeof text, "%s%s%s", sigline1, header, row);
+    snprintf(text, sizeof text, "%s%s%s", sigline1, header3, row);
     CHECK_STR(read_text(text), ":2: columns are not the tuning table's");
     snprintf(text, sizeof text, "%s%s%s", sigline1, header1,
              "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,\n"
@@ -344,19 +352,47 @@ static void malformed(void)
         CHECK_INT(old.e[1].verified, -1);
         CHECK_DBL(old.e[1].measured, 777);
         CHECK_INT(old.e[1].problem.batch, 2);
+        CHECK_INT(old.e[1].problem.op, sp_op_parse("matmul"));
         CHECK_INT(old.ntargets, 0); /* its rows name a built-in target */
         CHECK(rs_table_target(&old, "ascend910") == NULL);
     }
     rs_table_free(&old);
     /* Format 2 reads the same, with its verified column. */
-    snprintf(text, sizeof text, "%s%s%s", sigline2, header, row);
+    snprintf(text, sizeof text, "%s%s%s", sigline2, header3, row);
     put(at("old.csv"), text);
     if (CHECK(rs_table_read(at("old.csv"), &old, err, sizeof err)) && CHECK_INT(old.n, 1)) {
         CHECK_INT(old.e[0].verified, 0);
         CHECK_INT(old.e[0].line, 3);
+        CHECK_INT(old.e[0].problem.op, sp_op_parse("matmul"));
         CHECK_INT(old.ntargets, 0);
     }
     rs_table_free(&old);
+    /* Format 3 (before the op column): its target line, rows of the default op. */
+    snprintf(text, sizeof text, "%s%s%s%s", sigline3, targetline, header3,
+             "q8,64,64,96,2,int8,ascend910,OS,32,32,32,0,2,M,777,cycles,,1\n");
+    put(at("old.csv"), text);
+    if (CHECK(rs_table_read(at("old.csv"), &old, err, sizeof err)) && CHECK_INT(old.n, 1)) {
+        CHECK_INT(old.e[0].verified, 1);
+        CHECK_INT(old.e[0].problem.op, sp_op_parse("matmul"));
+        CHECK_INT(old.e[0].problem.K, 96);
+        CHECK_INT(old.ntargets, 1);
+    }
+    rs_table_free(&old);
+    /* Format 4: the op column holds an op of the registry; the columns are
+     * the format's, not the other's. */
+    const char *row4 = "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,0,matmul\n";
+    snprintf(text, sizeof text, "%s%s%s%s", sigline, targetline, header, row4);
+    CHECK_STR(read_text(text), "");
+    snprintf(text, sizeof text, "%s%s%s%s%s", sigline, targetline, header, row4,
+             "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,1,conv\n");
+    CHECK_STR(read_text(text), ":5: field 'op' is not matmul: 'conv'");
+    snprintf(text, sizeof text, "%s%s%s%s%s", sigline, targetline, header, row4,
+             "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,1\n");
+    CHECK_STR(read_text(text), ":5: 18 fields, expected 19");
+    snprintf(text, sizeof text, "%s%s%s%s", sigline, targetline, header3, row);
+    CHECK_STR(read_text(text), ":3: columns are not the tuning table's");
+    snprintf(text, sizeof text, "%s%s%s%s", sigline3, targetline, header, row4);
+    CHECK_STR(read_text(text), ":3: columns are not the tuning table's");
 
     rs_table missing;
     char want[700];
@@ -370,7 +406,7 @@ static void figures(void)
 {
     char text[8192];
     const char *row = "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,0\n";
-    snprintf(text, sizeof text, "%s%s%s%s", sigline, targetline, header, row);
+    snprintf(text, sizeof text, "%s%s%s%s", sigline3, targetline, header3, row);
     CHECK_STR(read_text(text), "");
     rs_table t;
     if (CHECK(rs_table_read(at("bad.csv"), &t, err, sizeof err))) {
@@ -378,13 +414,13 @@ static void figures(void)
         rs_table_free(&t);
     }
     /* The table's target must be described, once, under its own name. */
-    snprintf(text, sizeof text, "%s%s%s", sigline, header, row);
+    snprintf(text, sizeof text, "%s%s%s", sigline3, header3, row);
     CHECK_STR(read_text(text), ":2: no '# target ascend910' line before the columns");
-    snprintf(text, sizeof text, "%s%s%s%s%s", sigline, targetline, targetline, header, row);
+    snprintf(text, sizeof text, "%s%s%s%s%s", sigline3, targetline, targetline, header3, row);
     CHECK_STR(read_text(text), ":3: target 'ascend910' is described twice (first at line 2)");
     snprintf(text, sizeof text,
              "# npu-tune table 3 version=0.1.0 measure=sim script=s.lua\n%s%s%s", targetline,
-             header, row);
+             header3, row);
     CHECK_STR(read_text(text), ":1: the signature names no target");
     /* hostile target lines: the text of targetline with one word replaced */
     static const char *const edits[][3] = {
@@ -420,7 +456,7 @@ static void figures(void)
             continue;
         snprintf(line, sizeof line, "%.*s%s%s", (int)(at - targetline), targetline, edits[i][1],
                  at + strlen(edits[i][0]));
-        snprintf(text, sizeof text, "%s%s%s%s", sigline, line, header, row);
+        snprintf(text, sizeof text, "%s%s%s%s", sigline3, line, header3, row);
         if (!CHECK_STR(read_text(text), edits[i][2]))
             fprintf(stderr, "  (edit %zu)\n", i);
     }
@@ -430,10 +466,10 @@ static void figures(void)
     for (int i = 0; i < 20; i++)
         strcat(many, " x=1");
     strcat(many, "\n");
-    snprintf(text, sizeof text, "%s%s%s%s", sigline, many, header, row);
+    snprintf(text, sizeof text, "%s%s%s%s", sigline3, many, header3, row);
     CHECK_STR(read_text(text), ":2: more than 41 figures on the target line");
     /* a target line after the columns is a malformed row */
-    snprintf(text, sizeof text, "%s%s%s%s%s", sigline, targetline, header, row, targetline);
+    snprintf(text, sizeof text, "%s%s%s%s%s", sigline3, targetline, header3, row, targetline);
     CHECK_PREFIX(read_text(text), ":5: ");
 }
 
@@ -495,6 +531,10 @@ static void pick(void)
     p = fx_problem(512, 768, 768, 1, SP_INT8);
     const rs_entry *r = rs_table_pick(e, n, &t, &p, &exact);
     CHECK(r && r->problem.dtype == SP_INT8 && !exact);
+    /* Another op is never taken, not even its exact shape. */
+    p = all[0].p;
+    p.op = 1;
+    CHECK(rs_table_pick(e, n, &t, &p, &exact) == NULL && !exact);
     /* Nothing legal: NULL. */
     p = fx_problem(16, 16, 32, 1, SP_INT8);
     CHECK(rs_table_pick(e, n, &t, &p, &exact) == NULL && !exact);
@@ -593,12 +633,14 @@ static void compile_and_run(const char *name, rs_entry *e, size_t n, const query
                 "            e->batch != %lld || strcmp(e->dtype, \"%s\") || strcmp(e->target, \"%s\") ||\n"
                 "            strcmp(e->strategy, \"%s\") || e->m != %d || e->n != %d || e->k != %d ||\n"
                 "            e->double_buffer != %d || e->cores != %d || strcmp(e->split, \"%s\") ||\n"
-                "            e->measured != %.17g || strcmp(e->unit, \"%s\") || e->verified != %d) {\n"
+                "            e->measured != %.17g || strcmp(e->unit, \"%s\") || e->verified != %d ||\n"
+                "            strcmp(e->op, \"%s\")) {\n"
                 "            printf(\"entry %zu differs\\n\");\n            bad = 1;\n        }\n    }\n",
                 i, p->name, (long long)p->M, (long long)p->N, (long long)p->K,
                 (long long)p->batch, sp_dtype_name(p->dtype), e[i].target,
                 sp_strategy_name(c->strategy), c->m, c->n, c->k, c->double_buffer, c->cores,
-                sp_split_name(c->split), e[i].measured, e[i].unit, e[i].verified, i);
+                sp_split_name(c->split), e[i].measured, e[i].unit, e[i].verified,
+                sp_op_name(p->op), i);
     }
     fprintf(f, "    return bad;\n}\n");
     fclose(f);
