@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "measure.h"
+#include "internal.h"
 
 /* The registry: every backend, in the order scripts' messages and --help
  * list them. Backend NAME is opened by ms_NAME_open, defined in its own
@@ -62,4 +62,13 @@ void ms_close(ms_backend *b)
 {
     if (b && b->close)
         b->close(b);
+}
+
+bool ms_generate(const sp_target *t, const sp_problem *p, const sp_candidate *c, cg_kernel *k,
+                 ms_measurement *out)
+{
+    if (cg_generate(t, p, &c->config, k, out->detail, sizeof out->detail))
+        return true;
+    out->status = MS_ILLEGAL;
+    return false;
 }

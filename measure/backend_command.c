@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "base.h"
-#include "measure.h"
+#include "internal.h"
 #include "sim.h"
 
 /* Units of a run: decided by the first time parsed, then fixed. */
@@ -329,12 +329,8 @@ static bs_result *board_run(state *st, const sp_target *t, const sp_problem *p,
                              ms_measurement *out)
 {
     cg_kernel k;
-    char why[sizeof out->detail];
-    if (!cg_generate(t, p, &c->config, &k, why, sizeof why)) {
-        out->status = MS_ILLEGAL;
-        snprintf(out->detail, sizeof out->detail, "%s", why);
+    if (!ms_generate(t, p, c, &k, out))
         return NULL;
-    }
     const cg_buf *cu = &k.tensors[2];
     fs->c_bytes = (size_t)cu->rows * (size_t)cu->cols * (size_t)cg_elem_size(cu->elem);
     fs->c_elem = cu->elem;

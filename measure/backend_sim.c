@@ -3,19 +3,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "measure.h"
+#include "internal.h"
 #include "sim.h"
 
 static void run(const sp_target *t, const sp_problem *p, const sp_candidate *c, bool functional,
                 ms_measurement *out)
 {
     cg_kernel k;
-    char err[sizeof out->detail];
-    if (!cg_generate(t, p, &c->config, &k, err, sizeof err)) {
-        out->status = MS_ILLEGAL;
-        snprintf(out->detail, sizeof out->detail, "%s", err);
+    if (!ms_generate(t, p, c, &k, out))
         return;
-    }
     sim_options o = {.functional = functional, .seed = 1};
     sim_result r;
     if (!sim_run(t, &k, &o, &r)) {
