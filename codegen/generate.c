@@ -330,7 +330,7 @@ bool cg_generate(const sp_target *t, const sp_problem *p, const sp_config *c, cg
     k->tensors[2] = (cg_buf){"C", CG_GM, g.acc_elem, 0, (int32_t)(p->batch * p->M), (int32_t)p->N};
 
     int gm = 1, gn = 1;
-    sp_grid(p, c, &gm, &gn);
+    sp_grid(t, p, c, &gm, &gn);
     int64_t TM = (g.Mp + c->m - 1) / c->m, TN = (g.Np + c->n - 1) / c->n;
     k->ncores = gm * gn;
     k->cores = calloc((size_t)k->ncores, sizeof *k->cores);

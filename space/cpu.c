@@ -351,6 +351,7 @@ const sp_kind_ops sp_cpu_kind = {
     .check_target = check_target,
     .sign = sign,
     .check = sp_cpu_check,
+    .grid = sp_cpu_grid,
     .explain = explain,
     .model = sp_cpu_model,
     .walk = sp_cpu_walk,

@@ -101,6 +101,8 @@ struct sp_kind_ops {
     /* The violated rules of c (sp_check) and their lines (sp_explain). */
     unsigned (*check)(const sp_ctx *x, const sp_config *c);
     void (*explain)(const sp_ctx *x, const sp_config *c, unsigned bad, sp_text *o);
+    /* The core grid of c's split (sp_grid). */
+    bool (*grid)(const sp_problem *p, const sp_config *c, int *gm, int *gn);
     /* The figures of legal config c on a gm x gn grid (sp_model). */
     void (*model)(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figures *f);
     /* Puts the legal candidates with strategy st, double buffering db and

@@ -79,16 +79,9 @@ bool sp_grid_div(int cores, int split, int64_t TM, int64_t TN, int *gm, int *gn)
     return false;
 }
 
-bool sp_grid(const sp_problem *p, const sp_config *c, int *gm, int *gn)
+bool sp_grid(const sp_target *t, const sp_problem *p, const sp_config *c, int *gm, int *gn)
 {
-    if (c->mr || c->nr)
-        return sp_cpu_grid(p, c, gm, gn);
-    const sp_dtype_info *d = sp_dtype_get(p->dtype);
-    if (c->m < 1 || c->n < 1)
-        return false;
-    int64_t TM = sp_ceil_div(sp_pad(p->M, d->m0), c->m);
-    int64_t TN = sp_ceil_div(sp_pad(p->N, d->n0), c->n);
-    return sp_grid_div(c->cores, c->split, TM, TN, gm, gn);
+    return sp_kind_of(t)->grid(p, c, gm, gn);
 }
 
 unsigned sp_check(const sp_target *t, const sp_problem *p, const sp_config *c)

@@ -192,6 +192,6 @@ void sp_model(const sp_target *t, const sp_problem *p, const sp_config *c, sp_fi
     sp_ctx x;
     int gm = 1, gn = 1;
     sp_ctx_init(&x, t, p);
-    sp_grid(p, c, &gm, &gn);
+    x.kind->grid(p, c, &gm, &gn);
     x.kind->model(&x, c, gm, gn, f);
 }

@@ -75,6 +75,17 @@ static void sign(const sp_target *t, sp_text *o)
     sp_npu_sign_figures(t, t->clock_mhz, o);
 }
 
+/* Cores split the tiles of the padded M and N. */
+static bool grid(const sp_problem *p, const sp_config *c, int *gm, int *gn)
+{
+    const sp_dtype_info *d = sp_dtype_get(p->dtype);
+    if (c->m < 1 || c->n < 1)
+        return false;
+    int64_t TM = sp_ceil_div(sp_pad(p->M, d->m0), c->m);
+    int64_t TN = sp_ceil_div(sp_pad(p->N, d->n0), c->n);
+    return sp_grid_div(c->cores, c->split, TM, TN, gm, gn);
+}
+
 static unsigned check(const sp_ctx *x, const sp_config *c)
 {
     const sp_target *t = x->t;
@@ -93,7 +104,7 @@ static unsigned check(const sp_ctx *x, const sp_config *c)
     if (sp_need_l1(x, c->m, c->n, c->k, db) > t->buf_bytes[SP_L1]) bad |= SP_BAD_L1;
     if (c->cores < 1 || c->cores > t->cores) bad |= SP_BAD_CORES;
     int gm = 0, gn = 0;
-    if (c->cores >= 1 && c->m >= 1 && c->n >= 1 && !sp_grid(x->p, c, &gm, &gn))
+    if (c->cores >= 1 && c->m >= 1 && c->n >= 1 && !grid(x->p, c, &gm, &gn))
         bad |= SP_BAD_SPLIT;
     return bad;
 }
@@ -177,6 +188,7 @@ const sp_kind_ops sp_npu_kind = {
     .check_target = check_target,
     .sign = sign,
     .check = check,
+    .grid = grid,
     .explain = explain,
     .model = model,
     .walk = sp_npu_walk,

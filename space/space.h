@@ -394,9 +394,10 @@ int sp_explain(const sp_target *t, const sp_problem *p, const sp_config *c,
 int sp_explain_line(const sp_target *t, const sp_problem *p, const sp_config *c, char *out,
                     size_t outlen);
 
-/* Core grid (cores along M, N) of a split, or false if the split leaves a
- * core without work (or MN has no 2-D grid). */
-bool sp_grid(const sp_problem *p, const sp_config *c, int *gm, int *gn);
+/* Core grid (cores along M, N) of c's split on target t (its kind's tiles:
+ * NPU tiles, CPU micro-tiles), or false if the split leaves a core without
+ * work (or MN has no 2-D grid). */
+bool sp_grid(const sp_target *t, const sp_problem *p, const sp_config *c, int *gm, int *gn);
 
 /* Fills the model figures of a legal config. */
 void sp_model(const sp_target *t, const sp_problem *p, const sp_config *c,

@@ -300,12 +300,12 @@ static void rules(void)
     q.M = 7; /* a tail row of micro-tiles is work */
     CHECK_INT(sp_check(&t, &q, &c), 0);
     int gm = 0, gn = 0;
-    CHECK(sp_grid(&q, &c, &gm, &gn));
+    CHECK(sp_grid(&t, &q, &c, &gm, &gn));
     CHECK_INT(gm, 2);
     CHECK_INT(gn, 1);
     c.split = SP_SPLIT_N;
     CHECK_INT(sp_check(&t, &q, &c), 0);
-    CHECK(sp_grid(&q, &c, &gm, &gn));
+    CHECK(sp_grid(&t, &q, &c, &gm, &gn));
     CHECK_INT(gm, 1);
     CHECK_INT(gn, 2);
     q.N = 64;
@@ -324,7 +324,7 @@ static void rules(void)
     four.cores = 4;
     c.cores = 4;
     CHECK_INT(sp_check(&four, &q, &c), 0);
-    CHECK(sp_grid(&q, &c, &gm, &gn));
+    CHECK(sp_grid(&four, &q, &c, &gm, &gn));
     CHECK_INT(gm, 2);
     CHECK_INT(gn, 2);
     q.M = 6;

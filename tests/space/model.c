@@ -189,7 +189,7 @@ static void splits(void)
     /* MN needs a real 2-D grid: 4 cores on 2x3 tiles -> 2x2; 2 cores -> none. */
     c.split = SP_SPLIT_MN;
     int gm = 0, gn = 0;
-    CHECK(sp_grid(&p, &c, &gm, &gn));
+    CHECK(sp_grid(&t, &p, &c, &gm, &gn));
     CHECK_INT(gm, 2);
     CHECK_INT(gn, 2);
     c.cores = 2;
