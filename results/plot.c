@@ -549,7 +549,7 @@ bool rs_plot(const char *journal, const char *dir, char *err, size_t errlen)
     pdata d = {0};
     renderer r = {.dir = dir};
     char gnuplot[4096];
-    sbuf probe = {0}, common = {0};
+    sbuf common = {0};
     bool ok = rs_report_read(&journal, 1, &d.r, err, errlen);
     if (ok && !find_gnuplot(gnuplot, sizeof gnuplot)) {
         snprintf(err, errlen,
@@ -557,12 +557,7 @@ bool rs_plot(const char *journal, const char *dir, char *err, size_t errlen)
         ok = false;
     }
     r.gnuplot = gnuplot;
-    if (ok) {
-        sb_printf(&probe, "%s/x", dir);
-        ok = !probe.oom && bs_make_parents(probe.s, err, errlen);
-        if (probe.oom)
-            snprintf(err, errlen, "out of memory");
-    }
+    ok = ok && bs_mkdirs(dir, err, errlen);
     ok = ok && scripts_prepare(&r.scripts, dir, err, errlen);
     if (ok) {
         d.unit = d.r.group[0].unit;
@@ -582,7 +577,6 @@ bool rs_plot(const char *journal, const char *dir, char *err, size_t errlen)
     for (int sc = 0; ok && sc < NPLOTS; sc++)
         ok = draw[sc](&r, sc, &d, &common, err, errlen);
     scripts_free(&r.scripts);
-    free(probe.s);
     free(common.s);
     rs_report_free(&d.r);
     return ok;
