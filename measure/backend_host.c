@@ -41,7 +41,7 @@ static size_t make_jobs(const sp_problem *p, const sp_candidate *c, size_t n, hs
         memset(&out[i], 0, sizeof out[i]);
         if (!jobs || !syms || !idx) {
             out[i].status = MS_CRASH;
-            snprintf(out[i].detail, sizeof out[i].detail, "out of memory");
+            ms_set_detail(&out[i], "out of memory");
             continue;
         }
         snprintf(syms[nj], sizeof syms[nj], "nt_k%zu", i);
@@ -87,7 +87,7 @@ static void host_batch(ms_backend *b, const sp_target *t, const sp_problem *p,
             for (size_t j = 0; j < nj; j++) {
                 ms_measurement *m = &out[idx[j]];
                 m->status = MS_CRASH;
-                snprintf(m->detail, sizeof m->detail, "%s", err);
+                ms_set_detail(m, "%s", err);
                 if (done)
                     done(ctx, idx[j], m);
             }
@@ -111,8 +111,7 @@ static void host_final(ms_backend *b, const sp_target *t, const sp_problem *p,
     for (size_t i = k; i < n; i++) {
         memset(&out[i], 0, sizeof out[i]);
         out[i].status = MS_CRASH;
-        snprintf(out[i].detail, sizeof out[i].detail, "not run: a final takes at most %d",
-                 HS_FINAL_MAX);
+        ms_set_detail(&out[i], "not run: a final takes at most %d", HS_FINAL_MAX);
     }
     size_t nj = make_jobs(p, c, k, jobs, syms, idx, out);
     char err[256];
@@ -121,7 +120,7 @@ static void host_final(ms_backend *b, const sp_target *t, const sp_problem *p,
         out[idx[j]] = got[j];
         if (!ran) {
             out[idx[j]].status = MS_CRASH;
-            snprintf(out[idx[j]].detail, sizeof out[idx[j]].detail, "%s", err);
+            ms_set_detail(&out[idx[j]], "%s", err);
         }
     }
     free_jobs(jobs, nj, syms, idx);

@@ -16,10 +16,10 @@ static void run(const sp_target *t, const sp_problem *p, const sp_candidate *c, 
     sim_result r;
     if (!sim_run(t, &k, &o, &r)) {
         out->status = MS_CRASH;
-        snprintf(out->detail, sizeof out->detail, "out of memory simulating");
+        ms_set_detail(out, "out of memory simulating");
     } else {
         out->status = r.status;
-        snprintf(out->detail, sizeof out->detail, "%s", r.error);
+        ms_set_detail(out, "%s", r.error);
         double cycles = r.cycles;
         if (r.status == MS_OK)
             ms_summarise(&cycles, 1, out);
@@ -43,7 +43,7 @@ static void sim_verify(ms_backend *b, const sp_target *t, const sp_problem *p,
     run(t, p, c, true, &m);
     if (m.status != MS_OK) {
         out->status = m.status;
-        snprintf(out->detail, sizeof out->detail, "%s", m.detail);
+        ms_set_detail(out, "%s", m.detail);
     }
 }
 
