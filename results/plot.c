@@ -430,9 +430,14 @@ static bool draw_measured_vs_model(renderer *r, int sc, const pdata *d, sbuf *co
     }
     sbuf data = {0}, vars = {0};
     bool ok = data_path(&data, r->dir, plots[sc].name);
-    /* the reference line: measured = scale x estimate (rs_report_scale) */
-    sb_printf(&vars, "%sscale=%.10g; logx=%d; logy=%d; ", common->s, d->r.group[0].scale,
-              axis_kind(elo, ehi), axis_kind(mlo, mhi));
+    /* the reference line: measured = scale x estimate (rs_report_scale), when
+     * every shape has the same scale (else 0: no line) */
+    double scale = d->r.ngroups ? d->r.group[0].scale : 0;
+    for (size_t gi = 1; gi < d->r.ngroups; gi++)
+        if (d->r.group[gi].scale != scale)
+            scale = 0;
+    sb_printf(&vars, "%sscale=%.10g; logx=%d; logy=%d; ", common->s, scale, axis_kind(elo, ehi),
+              axis_kind(mlo, mhi));
     sb_var(&vars, "estimate", by_load ? "cycles, or elements of load volume" : "cycles");
     if (!ok || vars.oom) {
         snprintf(err, errlen, "out of memory");

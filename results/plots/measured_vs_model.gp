@@ -4,7 +4,8 @@
 # Variables (gnuplot -e): in = data file, out = image, term = 'png' or 'svg',
 # unit = 'cycles' or 's', estimate = the estimate's unit ('cycles'),
 # strategies = 'IS WS OS', scale = measured units per estimate unit of the
-# reference line (1 for cycles: the line is y = x), logx, logy = how each axis is
+# reference line (1 for cycles: the line is y = x; 0: no line, the shapes' estimates
+# are scaled differently), logx, logy = how each axis is
 # drawn: 0 linear (the values span less than a decade), 1 log with numbers at 1, 2
 # and 5 times the powers of ten, 2 log with numbers at the powers of ten.
 # Data columns: estimate measured strategy problem M N K batch m n k double_buffer
@@ -61,4 +62,5 @@ plot for [s in strategies] in using 1:(strcol(3) eq s ? $2 : NaN) \
          title 'best measured (per shape)', \
      in using 1:(marked('pick') ? $2 : NaN) with points pt 4 ps 2.0 lw 2 lc rgb '#000000' \
          title "model's first pick (per shape)", \
-     scale * x with lines dt 2 lw 1.5 lc rgb '#444444' title linetitle
+     (scale > 0 ? scale * x : NaN) with lines dt 2 lw 1.5 lc rgb '#444444' \
+         title (scale > 0 ? linetitle : '')
