@@ -187,52 +187,85 @@ static void print_text(const rs_report *r, size_t njournals)
 
 /* ---- csv ---- */
 
-static const char csv_header[] =
-    "scope,value,problem,M,N,K,batch,dtype,target,backend,unit,estimate,scale,rows,spearman,"
-    "kendall_tau_b,first_pick_regret,best_rank,top1,top5,top10,error_median,error_p90,bias\n";
+/* The CSV's columns: one row per shape, one for all rows, one per bias. */
+enum {
+    C_SCOPE, C_VALUE, C_PROBLEM, C_M, C_N, C_K, C_BATCH, C_DTYPE, C_TARGET, C_BACKEND, C_UNIT,
+    C_ESTIMATE, C_SCALE, C_ROWS, C_SPEARMAN, C_KENDALL, C_REGRET, C_BEST_RANK, C_TOP1, C_TOP5,
+    C_TOP10, C_ERROR_MEDIAN, C_ERROR_P90, C_BIAS, NCOLS
+};
+static const char *const csv_columns[NCOLS] = {
+    "scope", "value", "problem", "M", "N", "K", "batch", "dtype", "target", "backend", "unit",
+    "estimate", "scale", "rows", "spearman", "kendall_tau_b", "first_pick_regret", "best_rank",
+    "top1", "top5", "top10", "error_median", "error_p90", "bias"};
 
-/* A number for the CSV: %.6g, empty when it is not a number. */
-static void num(double v)
+/* One CSV row: each column's text (NULL: empty) and room for its numbers. */
+typedef struct {
+    const char *f[NCOLS];
+    char text[NCOLS][32];
+} csv_row;
+
+/* Column c holds v: %.6g, empty when it is not a number. */
+static void set_num(csv_row *w, int c, double v)
 {
-    if (isfinite(v))
-        printf(",%.6g", v);
-    else
-        printf(",");
+    if (isfinite(v)) {
+        snprintf(w->text[c], sizeof w->text[c], "%.6g", v);
+        w->f[c] = w->text[c];
+    }
 }
 
-static void csv_figures(const rs_fidelity *f)
+static void set_int(csv_row *w, int c, long long v)
 {
-    printf(",%zu", f->rows);
+    snprintf(w->text[c], sizeof w->text[c], "%lld", v);
+    w->f[c] = w->text[c];
+}
+
+static void put_row(const csv_row *w)
+{
+    char line[2048];
+    size_t n = bs_csv_join(line, sizeof line, w->f, NCOLS);
+    fwrite(line, 1, n < sizeof line ? n : sizeof line - 1, stdout);
+}
+
+static void set_figures(csv_row *w, const rs_fidelity *f)
+{
+    set_int(w, C_ROWS, (long long)f->rows);
     const double v[] = {f->spearman, f->kendall, f->regret, f->best_rank, f->recall[0],
                         f->recall[1], f->recall[2], f->error_median, f->error_p90, f->bias};
-    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
-        num(v[i]);
-    printf("\n");
+    for (int i = 0; i < (int)(sizeof v / sizeof *v); i++)
+        set_num(w, C_SPEARMAN + i, v[i]);
 }
 
 static void print_csv(const rs_report *r)
 {
-    fputs(csv_header, stdout);
+    csv_row head = {0};
+    for (int c = 0; c < NCOLS; c++)
+        head.f[c] = csv_columns[c];
+    put_row(&head);
     for (size_t i = 0; i < r->ngroups; i++) {
         const rs_report_group *g = &r->group[i];
         const sp_problem *p = &g->problem;
-        printf("shape,,%s,%lld,%lld,%lld,%lld,%s,%s,%s,%s,%s", p->name, (long long)p->M,
-               (long long)p->N, (long long)p->K, (long long)p->batch, sp_dtype_name(p->dtype),
-               g->target, g->backend, g->unit, g->by_load ? "load_volume_elems" : "est_cycles");
-        num(g->scale);
-        csv_figures(&g->fig);
+        csv_row w = {.f = {[C_SCOPE] = "shape", [C_PROBLEM] = p->name,
+                           [C_DTYPE] = sp_dtype_name(p->dtype), [C_TARGET] = g->target,
+                           [C_BACKEND] = g->backend, [C_UNIT] = g->unit,
+                           [C_ESTIMATE] = g->by_load ? "load_volume_elems" : "est_cycles"}};
+        set_int(&w, C_M, (long long)p->M);
+        set_int(&w, C_N, (long long)p->N);
+        set_int(&w, C_K, (long long)p->K);
+        set_int(&w, C_BATCH, (long long)p->batch);
+        set_num(&w, C_SCALE, g->scale);
+        set_figures(&w, &g->fig);
+        put_row(&w);
     }
-    printf("all,,,,,,,,,,%s,,", common_unit(r));
-    csv_figures(&r->all);
+    csv_row all = {.f = {[C_SCOPE] = "all", [C_UNIT] = common_unit(r)}};
+    set_figures(&all, &r->all);
+    put_row(&all);
     for (size_t i = 0; i < r->nbias; i++) {
         const rs_report_bias *b = &r->bias[i];
-        /* scope, value; problem to scale empty; rows; spearman to top10 empty */
-        printf("%s,%s%.*s,%zu%.*s", b->axis, b->value, 11, ",,,,,,,,,,,", b->rows, 7,
-               ",,,,,,,");
-        num(b->error_median);
-        printf(",");
-        num(b->bias);
-        printf("\n");
+        csv_row w = {.f = {[C_SCOPE] = b->axis, [C_VALUE] = b->value}};
+        set_int(&w, C_ROWS, (long long)b->rows);
+        set_num(&w, C_ERROR_MEDIAN, b->error_median);
+        set_num(&w, C_BIAS, b->bias);
+        put_row(&w);
     }
 }
 
