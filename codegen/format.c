@@ -565,10 +565,12 @@ static bool parse_header(parser *ps, int state)
         k->problem.dtype = (sp_dtype)d;
         ps->in_elem = d == SP_INT8 ? CG_INT8 : CG_FP16;
         ps->acc_elem = d == SP_INT8 ? CG_INT32 : CG_FP32;
+        /* the GEMM the kernel computes, of the default op */
         return key_num(ps, t[3], "M", 1, INT32_MAX, &k->problem.M) &&
                key_num(ps, t[4], "N", 1, INT32_MAX, &k->problem.N) &&
                key_num(ps, t[5], "K", 1, INT32_MAX, &k->problem.K) &&
-               key_num(ps, t[6], "batch", 1, INT32_MAX, &k->problem.batch);
+               key_num(ps, t[6], "batch", 1, INT32_MAX, &k->problem.batch) &&
+               sp_problem_from_gemm(&k->problem);
     }
     case 3: {
         if (ps->nt != 8)

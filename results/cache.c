@@ -1,5 +1,5 @@
 /* cache.c — the measurements of a resumed journal in an open-addressing hash
- * map keyed by (problem name, op, M, N, K, batch, dtype, config): O(1) lookups. */
+ * map keyed by (problem name, op, its dimensions, dtype, config): O(1) lookups. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,7 +17,8 @@ struct rs_cache {
 static uint64_t key(const sp_problem *p, const sp_config *c)
 {
     uint64_t h = bs_fnv(BS_FNV_BASIS, p->name, strlen(p->name) + 1);
-    int64_t v[] = {p->op, p->M, p->N, p->K, p->batch, p->dtype, c->m, c->n, c->k, c->cores,
+    h = bs_fnv(h, p->dims, sizeof p->dims); /* all of them: 0 past the op's */
+    int64_t v[] = {p->op, p->dtype, c->m, c->n, c->k, c->cores,
                    c->strategy, c->double_buffer ? 1 : 0, c->split, c->mr, c->nr};
     return bs_fnv(h, v, sizeof v);
 }
@@ -26,8 +27,7 @@ static bool same(const rs_entry *e, const sp_problem *p, const sp_config *c)
 {
     const sp_problem *q = &e->problem;
     const sp_config *d = &e->config;
-    return strcmp(q->name, p->name) == 0 && q->op == p->op && q->M == p->M && q->N == p->N &&
-           q->K == p->K && q->batch == p->batch && q->dtype == p->dtype && d->m == c->m &&
+    return sp_problem_cmp(q, p, true) == 0 && d->m == c->m &&
            d->n == c->n && d->k == c->k && d->cores == c->cores && d->strategy == c->strategy &&
            !d->double_buffer == !c->double_buffer && d->split == c->split && d->mr == c->mr &&
            d->nr == c->nr;

@@ -17,7 +17,7 @@ static const char *const names[RS_NFIELDS] = {
     [RS_CORES] = "cores", [RS_SPLIT] = "split", [RS_LOAD] = "load_volume_elems",
     [RS_EST] = "est_cycles", [RS_BACKEND] = "backend", [RS_STATUS] = "status",
     [RS_MEASURED] = "measured", [RS_UNIT] = "unit", [RS_MICRO] = "micro", [RS_ROUND] = "round",
-    [RS_VERIFIED] = "verified", [RS_OP] = "op"};
+    [RS_VERIFIED] = "verified", [RS_OP] = "op", [RS_SHAPE] = "shape"};
 
 /* The columns both files begin with: the problem and the config. */
 #define PROBLEM_AND_CONFIG                                                                      \
@@ -26,10 +26,11 @@ static const char *const names[RS_NFIELDS] = {
 
 /* The files' columns, in order (status comes before measured, which it
  * checks). Columns are added at the end: older files have the first ones. */
-static const rs_field journal[] = {PROBLEM_AND_CONFIG, RS_LOAD,  RS_EST,   RS_BACKEND, RS_STATUS,
-                                   RS_MEASURED,        RS_UNIT, RS_MICRO, RS_ROUND,   RS_OP};
-static const rs_field table[] = {PROBLEM_AND_CONFIG, RS_MEASURED, RS_UNIT,
-                                 RS_MICRO,           RS_VERIFIED, RS_OP};
+static const rs_field journal[] = {PROBLEM_AND_CONFIG, RS_LOAD,  RS_EST,   RS_BACKEND,
+                                   RS_STATUS,          RS_MEASURED, RS_UNIT, RS_MICRO,
+                                   RS_ROUND,           RS_OP,    RS_SHAPE};
+static const rs_field table[] = {PROBLEM_AND_CONFIG, RS_MEASURED, RS_UNIT, RS_MICRO,
+                                 RS_VERIFIED,        RS_OP,       RS_SHAPE};
 const rs_columns rs_journal_columns = {journal, sizeof journal / sizeof *journal};
 const rs_columns rs_table_columns = {table, sizeof table / sizeof *table};
 
@@ -112,6 +113,7 @@ static const char *field_text(rs_field f, const rs_row *r, char *num, size_t len
     case RS_ROUND: return r->round ? r->round : "search";
     case RS_VERIFIED: return r->verified ? "1" : "0";
     case RS_OP: return sp_op_name(p->op);
+    case RS_SHAPE: sp_problem_shape(p, num, len); return num;
     case RS_NFIELDS: break;
     }
     return num;
@@ -119,7 +121,7 @@ static const char *field_text(rs_field f, const rs_row *r, char *num, size_t len
 
 size_t rs_format_row(char *buf, size_t len, const rs_row *r, const rs_columns *cols, int n)
 {
-    char num[RS_NFIELDS][40];
+    char num[RS_NFIELDS][SP_SHAPE_MAX];
     const char *text[RS_NFIELDS];
     for (int i = 0; i < n; i++)
         text[i] = field_text(cols->field[i], r, num[i], sizeof num[i]);
@@ -249,6 +251,30 @@ static bool micro(const where *w, char *s, sp_config *c)
     return ok;
 }
 
+/* The op's own shape text into p->dims, which must give the GEMM view the
+ * row's M, N, K and batch columns hold (they come before it). */
+static bool shape(const where *w, const char *s, sp_problem *p)
+{
+    const sp_op *o = sp_op_get(p->op);
+    int64_t dims[SP_OP_DIMS_MAX];
+    if (!text(w, RS_SHAPE, s, NULL, SP_SHAPE_MAX))
+        return false;
+    if (!o->parse(s, dims))
+        return fail(w, "field '%s' is not a %s shape %s: '%s'", names[RS_SHAPE], o->name,
+                    o->syntax, s);
+    sp_problem q = *p;
+    sp_problem_set(&q, p->op, dims);
+    if (q.M != p->M || q.N != p->N || q.K != p->K || q.batch != p->batch)
+        return fail(w,
+                    "field '%s' '%s' computes as %lldx%lldx%lld batch %lld, not as the row's "
+                    "%lldx%lldx%lld batch %lld",
+                    names[RS_SHAPE], s, (long long)q.M, (long long)q.N, (long long)q.K,
+                    (long long)q.batch, (long long)p->M, (long long)p->N, (long long)p->K,
+                    (long long)p->batch);
+    memcpy(p->dims, q.dims, sizeof p->dims);
+    return true;
+}
+
 /* Checks field s as value f and stores it in e. */
 static bool parse_field(const where *w, rs_field f, char *s, rs_entry *e)
 {
@@ -310,6 +336,7 @@ static bool parse_field(const where *w, rs_field f, char *s, rs_entry *e)
         return true;
     case RS_VERIFIED: return bit(w, f, s, &e->verified);
     case RS_OP: return choice(w, f, s, sp_op_parse, sp_op_name, &p->op);
+    case RS_SHAPE: return shape(w, s, p);
     case RS_NFIELDS: break;
     }
     return fail(w, "no such field");
@@ -317,7 +344,8 @@ static bool parse_field(const where *w, rs_field f, char *s, rs_entry *e)
 
 /* Splits a line of the first `want` columns of cols and checks every field
  * in column order; first error wins. A table row's status is ok, a row
- * without an op column of the default op. */
+ * without an op column of the default op, a row without a shape column of
+ * the dimensions its GEMM view gives. */
 bool rs_parse_row(char *line, const rs_columns *cols, int want, rs_entry *e, const char *path,
                   long lineno, char *err, size_t errlen)
 {
@@ -332,8 +360,14 @@ bool rs_parse_row(char *line, const rs_columns *cols, int want, rs_entry *e, con
     e->line = lineno;
     e->verified = -1;
     strcpy(e->status, "ok");
-    for (int i = 0; i < want; i++)
+    bool shaped = false;
+    for (int i = 0; i < want; i++) {
         if (!parse_field(&w, cols->field[i], f[i], e))
             return false;
+        shaped |= cols->field[i] == RS_SHAPE;
+    }
+    if (!shaped && !sp_problem_from_gemm(&e->problem))
+        return fail(&w, "a row of op %s needs a '%s' column", sp_op_name(e->problem.op),
+                    names[RS_SHAPE]);
     return true;
 }

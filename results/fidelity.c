@@ -24,15 +24,10 @@ static int cmp_int(long long a, long long b)
     return (a > b) - (a < b);
 }
 
-/* Orders rows by group: problem (name, op, shape, batch, dtype), target, backend. */
+/* Orders rows by group: problem (name, op, dimensions, dtype), target, backend. */
 static int group_cmp(const rs_entry *a, const rs_entry *b)
 {
-    const sp_problem *p = &a->problem, *q = &b->problem;
-    int c = strcmp(p->name, q->name);
-    const long long x[] = {p->op, p->M, p->N, p->K, p->batch, p->dtype};
-    const long long y[] = {q->op, q->M, q->N, q->K, q->batch, q->dtype};
-    for (size_t i = 0; !c && i < sizeof x / sizeof *x; i++)
-        c = cmp_int(x[i], y[i]);
+    int c = sp_problem_cmp(&a->problem, &b->problem, true);
     if (!c)
         c = strcmp(a->target, b->target);
     return c ? c : strcmp(a->backend, b->backend);

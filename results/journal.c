@@ -140,10 +140,12 @@ static bool same_origin(const char *path, const rs_signature *old, const rs_sign
 
 /* ---- opening ---- */
 
-/* The columns of a journal from before ops: all but the last, op. Its rows
- * are of the default op, and so are the rows a resumed run appends to it
- * (the space signature of a run with problems of another op differs). */
-#define BEFORE_OPS (rs_journal_columns.n - 1)
+/* The columns of the oldest journal read: all but the last two, op and
+ * shape (a journal from before shapes lacks the last). Its rows are of the
+ * default op, and so are the rows a resumed run appends to it, which keep
+ * its columns (the space signature of a run with problems of another op
+ * differs). */
+#define BEFORE_OPS (rs_journal_columns.n - 2)
 
 /* The header line of the first n columns into head, with its newline; its
  * length without. */
@@ -200,23 +202,14 @@ typedef struct {
     int ncols;                   /* the columns of the journal's header */
 } rules;
 
-/* Orders problems by name, op, shape, batch, then dtype (when `dtype`). */
-static int problem_key(const sp_problem *a, const sp_problem *b, bool dtype)
-{
-    int c = strcmp(a->name, b->name);
-    const int64_t x[] = {a->op, a->M, a->N, a->K, a->batch, dtype ? a->dtype : 0};
-    const int64_t y[] = {b->op, b->M, b->N, b->K, b->batch, dtype ? b->dtype : 0};
-    for (size_t i = 0; !c && i < sizeof x / sizeof x[0]; i++)
-        c = (x[i] > y[i]) - (x[i] < y[i]);
-    return c;
-}
+/* Orders problems by name, op, dimensions, then dtype (shape_cmp: not). */
 static int problem_cmp(const void *a, const void *b)
 {
-    return problem_key(*(const sp_problem *const *)a, *(const sp_problem *const *)b, true);
+    return sp_problem_cmp(*(const sp_problem *const *)a, *(const sp_problem *const *)b, true);
 }
 static int shape_cmp(const void *a, const void *b)
 {
-    return problem_key(*(const sp_problem *const *)a, *(const sp_problem *const *)b, false);
+    return sp_problem_cmp(*(const sp_problem *const *)a, *(const sp_problem *const *)b, false);
 }
 
 /* A row must be of this run's target, backend and problems, and an ok row
@@ -246,16 +239,14 @@ static bool check_row(const char *path, const rs_entry *e, rules *r, char *err, 
     if (!r->problems || bsearch(&key, r->problems, r->np, sizeof key, problem_cmp))
         return true;
     const sp_problem *const *run = bsearch(&key, r->problems, r->np, sizeof key, shape_cmp);
+    char shape[SP_SHAPE_MAX];
+    sp_problem_shape(p, shape, sizeof shape);
     if (run)
-        snprintf(err, errlen, "%s:%ld: row is for %s %lldx%lldx%lld batch %lld in %s, this run "
-                 "tunes it in %s",
-                 path, e->line, p->name, (long long)p->M, (long long)p->N, (long long)p->K,
-                 (long long)p->batch, dtype, sp_dtype_name((*run)->dtype));
+        snprintf(err, errlen, "%s:%ld: row is for %s %s in %s, this run tunes it in %s", path,
+                 e->line, p->name, shape, dtype, sp_dtype_name((*run)->dtype));
     else
-        snprintf(err, errlen, "%s:%ld: row is for %s %lldx%lldx%lld batch %lld, which this run "
-                 "does not tune",
-                 path, e->line, p->name, (long long)p->M, (long long)p->N, (long long)p->K,
-                 (long long)p->batch);
+        snprintf(err, errlen, "%s:%ld: row is for %s %s, which this run does not tune", path,
+                 e->line, p->name, shape);
     return false;
 }
 

@@ -100,14 +100,14 @@ static int axis_kind(double lo, double hi)
     return hi < 10 * lo ? 0 : hi < 1000 * lo ? 1 : 2;
 }
 
-/* The group's label: "problem MxNxK[ batch B][ dtype]" (fp16 unsaid). */
+/* The group's label: "problem SHAPE[ dtype]" (fp16 unsaid), the shape as
+ * its op writes it ("512x768x768", "64x64x64 b4"). */
 static void shape_label(const rs_report_group *g, char *buf, size_t len)
 {
     const sp_problem *p = &g->problem;
-    int n = snprintf(buf, len, "%s %lldx%lldx%lld", p->name, (long long)p->M, (long long)p->N,
-                     (long long)p->K);
-    if (p->batch > 1 && n >= 0 && (size_t)n < len)
-        n += snprintf(buf + n, len - (size_t)n, " batch %lld", (long long)p->batch);
+    char shape[SP_SHAPE_MAX];
+    sp_problem_shape(p, shape, sizeof shape);
+    int n = snprintf(buf, len, "%s %s", p->name, shape);
     if (p->dtype != SP_FP16 && n >= 0 && (size_t)n < len)
         snprintf(buf + n, len - (size_t)n, " %s", sp_dtype_name(p->dtype));
 }
@@ -159,7 +159,7 @@ static bool write_strategy_data(FILE *f, void *ctx)
             fprintf(f, " %s", sp_strategy_name(s));
     fprintf(f, "   (best measured, %s; - = none measured)\n", d->unit);
     for (size_t gi = 0; gi < d->r.ngroups; gi++) {
-        char label[SP_NAME_MAX + 96];
+        char label[SP_NAME_MAX + SP_SHAPE_MAX + 16];
         shape_label(&d->r.group[gi], label, sizeof label);
         fprintf(f, "\"%s\"", label);
         for (int s = 0; s < SP_NSTRATEGY; s++) {
@@ -505,12 +505,13 @@ static bool tile_plane_of(renderer *r, int sc, const pdata *d, size_t gi, sbuf *
             lo = fmin(lo, t.p[i]->measured);
             hi = fmax(hi, t.p[i]->measured);
         }
-        char label[SP_NAME_MAX + 96];
+        char label[SP_NAME_MAX + SP_SHAPE_MAX + 16];
         shape_label(g, label, sizeof label);
-        sb_printf(&base, "tiles_%s_%lldx%lldx%lld", p->name, (long long)p->M, (long long)p->N,
-                  (long long)p->K);
-        if (p->batch > 1)
-            sb_printf(&base, "_b%lld", (long long)p->batch);
+        char shape[SP_SHAPE_MAX];
+        sp_problem_shape(p, shape, sizeof shape);
+        for (char *c = shape; (c = strchr(c, ' ')); ) /* a file name without spaces */
+            *c = '_';
+        sb_printf(&base, "tiles_%s_%s", p->name, shape);
         if (p->dtype != SP_FP16)
             sb_printf(&base, "_%s", sp_dtype_name(p->dtype));
         sb_printf(&vars, "%s", common->s);

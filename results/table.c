@@ -15,13 +15,14 @@
 /* ---- writing ---- */
 
 static const char table_magic[] = "# npu-tune table ";
-/* The format written; the older ones are read too. Format 3 lacks the last
- * column (op: its rows are of the default op), format 2 also the target
+/* The format written; the older ones are read too. Format 4 lacks the last
+ * column (shape: its rows' GEMM views give it), format 3 also the one
+ * before (op: its rows are of the default op), format 2 also the target
  * lines (its rows name built-in targets), format 1 also the column before
  * (verified). */
-enum { TABLE_FORMAT = 4 };
+enum { TABLE_FORMAT = 5 };
 /* The columns the table of each format lacks at the end. */
-static const int missing[TABLE_FORMAT + 1] = {[1] = 2, [2] = 1, [3] = 1, [4] = 0};
+static const int missing[TABLE_FORMAT + 1] = {[1] = 3, [2] = 2, [3] = 2, [4] = 1, [5] = 0};
 /* A line of the target's figures (formats 3 and 4), between the signature and the columns. */
 static const char target_magic[] = "# target ";
 
@@ -341,7 +342,7 @@ const rs_entry *rs_table_pick(const rs_entry *e, size_t n, const sp_target *t,
         const sp_problem *q = &e[i].problem;
         if (q->op != p->op || q->dtype != p->dtype || strcmp(e[i].target, t->name) != 0)
             continue;
-        if (q->M == p->M && q->N == p->N && q->K == p->K && q->batch == p->batch) {
+        if (sp_problem_same_shape(q, p)) {
             *exact = true;
             return &e[i];
         }

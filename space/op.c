@@ -45,6 +45,34 @@ void sp_problem_set(sp_problem *p, int op, const int64_t *dims)
     o->gemm(p);
 }
 
+int sp_problem_cmp(const sp_problem *a, const sp_problem *b, bool dtype)
+{
+    int c = strcmp(a->name, b->name);
+    if (!c)
+        c = (a->op > b->op) - (a->op < b->op);
+    for (int i = 0; !c && i < ops[a->op]->ndims; i++)
+        c = (a->dims[i] > b->dims[i]) - (a->dims[i] < b->dims[i]);
+    if (!c && dtype)
+        c = ((int)a->dtype > (int)b->dtype) - ((int)a->dtype < (int)b->dtype);
+    return c;
+}
+
+bool sp_problem_same_shape(const sp_problem *a, const sp_problem *b)
+{
+    return a->op == b->op &&
+           memcmp(a->dims, b->dims, (size_t)ops[a->op]->ndims * sizeof *a->dims) == 0;
+}
+
+bool sp_problem_from_gemm(sp_problem *p)
+{
+    const sp_op *o = ops[p->op];
+    if (!o->from_gemm)
+        return false;
+    memset(p->dims, 0, sizeof p->dims);
+    o->from_gemm(p, p->dims);
+    return true;
+}
+
 int sp_problem_shape(const sp_problem *p, char *buf, size_t len)
 {
     return ops[p->op]->format(p->dims, buf, len);

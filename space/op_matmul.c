@@ -14,6 +14,15 @@ static void gemm(sp_problem *p)
     p->batch = p->dims[BATCH];
 }
 
+/* The dimensions are the view's own. */
+static void from_gemm(const sp_problem *p, int64_t *d)
+{
+    d[M] = p->M;
+    d[N] = p->N;
+    d[K] = p->K;
+    d[BATCH] = p->batch;
+}
+
 static int format(const int64_t *d, char *buf, size_t len)
 {
     if (d[BATCH] > 1)
@@ -57,4 +66,5 @@ const sp_op sp_op_matmul = {
     .gemm = gemm,
     .format = format,
     .parse = parse,
+    .from_gemm = from_gemm,
 };

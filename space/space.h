@@ -98,12 +98,13 @@ typedef struct {
 } sp_dtype_info;
 
 #define SP_OP_DIMS_MAX 12 /* dimensions of an op, at most */
+#define SP_SHAPE_MAX 160  /* an op's shape text, at most, with its NUL */
 
 /* One problem to tune: an operation (op) with its own dimensions, and the
  * GEMM it computes as, C[M x N] = A[M x K] . B[K x N] batch times, which is
  * what legality, the model, enumeration and the kernels see. Made by
- * sp_problem_set; a problem read back from a journal or table has its op and
- * GEMM view only (dims all 0). */
+ * sp_problem_set, by a script or the command line, or read back from a
+ * journal or table (their shape column, or sp_problem_from_gemm). */
 typedef struct {
     char name[SP_NAME_MAX];
     sp_dtype dtype;
@@ -138,6 +139,10 @@ typedef struct {
      * leaves a dimension out; false if malformed or a value is not 1 to
      * SP_VALUE_MAX. */
     bool (*parse)(const char *text, int64_t *dims);
+    /* The dimensions whose GEMM view is p's, into dims; NULL for an op whose
+     * view does not determine them (files without a shape column cannot hold
+     * its problems). */
+    void (*from_gemm)(const sp_problem *p, int64_t *dims);
 } sp_op;
 
 /* One point of the search space. On a CPU, m x n x k are the cache blocks and
@@ -252,8 +257,18 @@ int sp_op_dim_index(const sp_op *o, const char *name);
 /* Makes p a problem of op `op` (valid) with dimensions dims (the op's ndims
  * values, each 1 to SP_VALUE_MAX): p->op, p->dims and the GEMM view. */
 void sp_problem_set(sp_problem *p, int op, const int64_t *dims);
-/* p's shape as its op writes it ("512x768x768", "64x64x64 b4"), like snprintf. */
+/* p's shape as its op writes it ("512x768x768", "64x64x64 b4"), like snprintf;
+ * SP_SHAPE_MAX bytes always suffice. */
 int sp_problem_shape(const sp_problem *p, char *buf, size_t len);
+/* Orders problems by name, op, the op's dimensions, then dtype (when
+ * `dtype`), like strcmp: 0 for the same problem. */
+int sp_problem_cmp(const sp_problem *a, const sp_problem *b, bool dtype);
+/* Whether a and b are of one op with the same dimensions (names and dtypes
+ * aside). */
+bool sp_problem_same_shape(const sp_problem *a, const sp_problem *b);
+/* Fills p->dims from p's op and GEMM view (a problem read from a file without
+ * a shape column); false if its op cannot (from_gemm is NULL). */
+bool sp_problem_from_gemm(sp_problem *p);
 /* Floating-point operations of p: two per multiply-add of its GEMM view. */
 double sp_problem_flops(const sp_problem *p);
 

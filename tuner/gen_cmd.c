@@ -61,16 +61,14 @@ static int from_table(tn_request *r)
     /* without --dtype, the dtype the table tuned this shape in (the first
      * entry of the shape's, as a table of one shape in two dtypes is rare) */
     for (size_t i = 0; rc == TN_OK && !r->have_dtype && i < n; i++)
-        if (e[i].problem.op == r->p.op && e[i].problem.M == r->p.M && e[i].problem.N == r->p.N &&
-            e[i].problem.K == r->p.K && e[i].problem.batch == r->p.batch) {
+        if (sp_problem_same_shape(&e[i].problem, &r->p)) {
             r->p.dtype = e[i].problem.dtype;
             break;
         }
     bool exact = false;
     const rs_entry *pick = rc == TN_OK ? rs_table_pick(e, n, &r->t, &r->p, &exact) : NULL;
-    char shape[64];
-    snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)r->p.M, (long long)r->p.N,
-             (long long)r->p.K);
+    char shape[SP_SHAPE_MAX], near[SP_SHAPE_MAX];
+    sp_problem_shape(&r->p, shape, sizeof shape);
     if (pick && exact && sp_check(&r->t, &r->p, &pick->config)) {
         char why[1024];
         describe(&pick->config, what, sizeof what);
@@ -82,10 +80,9 @@ static int from_table(tn_request *r)
         r->c = pick->config;
         if (!exact) {
             describe(&r->c, what, sizeof what);
-            tn_error("gen: %s is not in %s; using the entry for %lldx%lldx%lld batch %lld "
-                     "(nearest legal shape): %s",
-                     shape, r->table, (long long)pick->problem.M, (long long)pick->problem.N,
-                     (long long)pick->problem.K, (long long)pick->problem.batch, what);
+            sp_problem_shape(&pick->problem, near, sizeof near);
+            tn_error("gen: %s is not in %s; using the entry for %s (nearest legal shape): %s",
+                     shape, r->table, near, what);
         }
     } else if (rc == TN_OK) {
         sp_space s = {.strategy = {true, true, true}, .double_buffer = {true, true}, .nsplit = 1};

@@ -45,9 +45,10 @@ static void csv_row(const sp_config *c, int legal, const sp_figures *f, long lon
 static void heading(const tn_request *r)
 {
     const sp_problem *p = &r->p;
-    printf("%s, %lldx%lldx%lld %s, batch %lld, double buffering %s, %d core%s, split %s\n",
-           r->t.name, (long long)p->M, (long long)p->N, (long long)p->K,
-           sp_dtype_name(p->dtype), (long long)p->batch, r->c.double_buffer ? "on" : "off",
+    char shape[SP_SHAPE_MAX];
+    sp_problem_shape(p, shape, sizeof shape);
+    printf("%s, %s %s, batch %lld, double buffering %s, %d core%s, split %s\n", r->t.name,
+           shape, sp_dtype_name(p->dtype), (long long)p->batch, r->c.double_buffer ? "on" : "off",
            r->c.cores, r->c.cores == 1 ? "" : "s", sp_split_name(r->c.split));
 }
 
@@ -89,11 +90,12 @@ static int impossible(const tn_request *r)
     sp_config c = r->c;
     c.strategy = (uint8_t)(r->strategy >= 0 ? r->strategy : SP_OS);
     sp_smallest(&r->t, &r->p, &c);
-    char why[1024];
+    char why[1024], shape[SP_SHAPE_MAX];
     sp_explain_line(&r->t, &r->p, &c, why, sizeof why);
-    tn_error("model: no legal tile for %lldx%lldx%lld %s on %s with %d core%s, split %s%s: the "
+    sp_problem_shape(&r->p, shape, sizeof shape);
+    tn_error("model: no legal tile for %s %s on %s with %d core%s, split %s%s: the "
              "smallest, %s %dx%dx%d, is not legal: %s",
-             (long long)r->p.M, (long long)r->p.N, (long long)r->p.K, d->name, r->t.name,
+             shape, d->name, r->t.name,
              c.cores, c.cores == 1 ? "" : "s", sp_split_name(c.split),
              c.double_buffer ? ", double buffering" : "", sp_strategy_name(c.strategy), c.m, c.n,
              c.k, why);

@@ -37,10 +37,11 @@ void tn_progress(tn_session *r, size_t problem, size_t measured, size_t budget, 
     }
     if (!isnan(best))
         snprintf(bestv, sizeof bestv, "%.6g %s", best, r->backend->unit);
-    fprintf(stderr, "%s[%zu/%zu] %s %lldx%lldx%lld: %zu/%zu measured, best %s, %.1f/s, ETA %s%s",
-            r->tty ? "\r\033[K" : "", problem + 1, r->np, p->name, (long long)p->M,
-            (long long)p->N, (long long)p->K, measured, budget, bestv, rate, eta,
-            r->tty ? "" : "\n");
+    char shape[SP_SHAPE_MAX];
+    sp_problem_shape(p, shape, sizeof shape);
+    fprintf(stderr, "%s[%zu/%zu] %s %s: %zu/%zu measured, best %s, %.1f/s, ETA %s%s",
+            r->tty ? "\r\033[K" : "", problem + 1, r->np, p->name, shape, measured, budget,
+            bestv, rate, eta, r->tty ? "" : "\n");
     r->drawn = r->tty;
     fflush(stderr);
 }

@@ -20,7 +20,7 @@ static int usage(const char *why) { return tn_usage("report", usage_text, why); 
 
 /* ---- text: aligned columns ---- */
 
-enum { CELL = SP_NAME_MAX + 8, MAXCOLS = 20 };
+enum { CELL = SP_SHAPE_MAX + 8, MAXCOLS = 20 };
 
 typedef struct {
     const char *name;
@@ -68,13 +68,6 @@ static void figure(char *cell, const char *fmt, double v)
         snprintf(cell, CELL, fmt, v);
     else
         snprintf(cell, CELL, "-");
-}
-
-static void shape_text(const sp_problem *p, char *out, size_t len)
-{
-    int w = snprintf(out, len, "%lldx%lldx%lld", (long long)p->M, (long long)p->N, (long long)p->K);
-    if (p->batch > 1 && w > 0 && (size_t)w < len)
-        snprintf(out + w, len - (size_t)w, " b%lld", (long long)p->batch);
 }
 
 static const column shape_cols[] = {
@@ -142,7 +135,7 @@ static void shape_row(const void *ctx, size_t i, char (*cell)[CELL])
     }
     const rs_report_group *g = &r->group[i];
     snprintf(cell[0], CELL, "%s", g->problem.name);
-    shape_text(&g->problem, cell[1], CELL);
+    sp_problem_shape(&g->problem, cell[1], CELL);
     snprintf(cell[2], CELL, "%s", sp_dtype_name(g->problem.dtype));
     snprintf(cell[3], CELL, "%s", g->target);
     snprintf(cell[4], CELL, "%s", g->backend);

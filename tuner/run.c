@@ -53,13 +53,15 @@ static bool plan_problem(ls_script *s, size_t i, plan *pl, char *err, size_t err
         return false;
     }
     const char *where = *ls_where(s, "space") ? ls_where(s, "space") : ls_problem_where(s, i);
+    char shape[SP_SHAPE_MAX];
+    sp_problem_shape(p, shape, sizeof shape);
+    const char *q = strchr(shape, ' ') ? "'" : ""; /* quoted for the shell if need be */
     if (n == 0) {
         snprintf(err, errlen,
-                 "%s: space: no legal config for %s %lldx%lldx%lld on %s (%lld candidates, all "
-                 "illegal); see npu-tune model --target %s --shape %lldx%lldx%lld",
-                 where, p->name, (long long)p->M, (long long)p->N, (long long)p->K, t->name,
-                 (long long)pl->counts.raw, t->name, (long long)p->M, (long long)p->N,
-                 (long long)p->K);
+                 "%s: space: no legal config for %s %s on %s (%lld candidates, all illegal); see "
+                 "npu-tune model --target %s%s%s --shape %s%s%s",
+                 where, p->name, shape, t->name, (long long)pl->counts.raw, t->name,
+                 p->op ? " --op " : "", p->op ? sp_op_name(p->op) : "", q, shape, q);
         return false;
     }
     size_t kept = n;
@@ -73,9 +75,8 @@ static bool plan_problem(ls_script *s, size_t i, plan *pl, char *err, size_t err
                 pl->cands[kept++] = pl->cands[j];
         }
         if (kept == 0) {
-            snprintf(err, errlen, "%s: constraint: rejects all %zu legal configs of %s %lldx%lldx%lld",
-                     ls_where(s, "constraint"), n, p->name, (long long)p->M, (long long)p->N,
-                     (long long)p->K);
+            snprintf(err, errlen, "%s: constraint: rejects all %zu legal configs of %s %s",
+                     ls_where(s, "constraint"), n, p->name, shape);
             return false;
         }
     }

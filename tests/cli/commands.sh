@@ -85,14 +85,14 @@ mkdir -p "$work/examples"
 cp "$src/examples/bert.lua" "$work/examples/"
 run 0 examples/bert.lua
 journal_header=$(head -n 1 "$work/results/bert.csv")
-same "journal header" "$journal_header" "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,load_volume_elems,est_cycles,backend,status,measured,unit,micro,round,op"
+same "journal header" "$journal_header" "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,load_volume_elems,est_cycles,backend,status,measured,unit,micro,round,op,shape"
 # the model search stops when the best's neighbours stop improving: within budget
 rows=$(($(wc -l <"$work/results/bert.csv") - 1))
 if [ "$rows" -ge 3 ] && [ "$rows" -le 96 ]; then ok; else bad "journal rows: $rows, expected 3..96"; fi
-has "table signature" "$(head -n 1 "$work/results/bert-table.csv")" "# npu-tune table 4 version="
+has "table signature" "$(head -n 1 "$work/results/bert-table.csv")" "# npu-tune table 5 version="
 has "table target" "$(sed -n 2p "$work/results/bert-table.csv")" "# target ascend910 kind=npu cores=32 clock_mhz=1000 "
 table_header=$(sed -n 3p "$work/results/bert-table.csv")
-same "table header" "$table_header" "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,measured,unit,micro,verified,op"
+same "table header" "$table_header" "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,measured,unit,micro,verified,op,shape"
 same "table rows verified" "$(tail -n +4 "$work/results/bert-table.csv" | cut -d, -f18 | sort -u)" "1"
 same "table rows" "$(wc -l <"$work/results/bert-table.csv")" "6"
 best=$(grep '^bert,512,768,768,' "$work/results/bert-table.csv" | cut -d, -f8)
@@ -113,7 +113,7 @@ run 0 sim k/t.npu --check
 has "tuned kernel checks" "$out" "check: ok"
 has "tuned kernel config" "$(sed -n 4p "$work/k/t.npu")" "config OS m=256 n=256 k=128"
 run 0 gen --table results/bert-table.csv --shape 500x700x700 -o k/n.npu
-same "gen nearest" "$err" "npu-tune: gen: 500x700x700 is not in results/bert-table.csv; using the entry for 512x768x768 batch 1 (nearest legal shape): OS 256x256x128 double_buffer=0 cores=1 split=M"
+same "gen nearest" "$err" "npu-tune: gen: 500x700x700 is not in results/bert-table.csv; using the entry for 512x768x768 (nearest legal shape): OS 256x256x128 double_buffer=0 cores=1 split=M"
 run 0 sim k/n.npu --check
 has "fallback kernel checks" "$out" "check: ok"
 run 0 gen --table results/bert-table.csv --shape 64x64x64 -o k/m.npu
@@ -132,13 +132,13 @@ run 0 gen --table before-ops/r-table.csv --shape '64x96x80 b3' -o k/old.npu
 same "old table: exact entry" "$err" ""
 has "old table: its config" "$(sed -n 4p "$work/k/old.npu")" "config IS m=64 n=96 k=80"
 run 0 table export before-ops/r-table.csv -o k/old.h
-has "old table: header names the op" "$(cat "$work/k/old.h")" '"IS", 64, 96, 80, 0, 1, "M", 3328.0, "cycles", 0, 0, 0, "matmul"},'
+has "old table: header names the op" "$(cat "$work/k/old.h")" '"IS", 64, 96, 80, 0, 1, "M", 3328.0, "cycles", 0, 0, 0, "matmul", "64x96x80 b3"},'
 # its signature is this build's: every candidate resumes, nothing is measured again
 run 0 --quiet --format csv before-ops/r.lua
 same "old journal resumed" "$(printf '%s\n' "$out" | tail -n +2 | cut -d, -f9,11)" "4,4
 4,4"
 same_file "old journal untouched" "$old/r.csv" "$src/tests/cli/before-ops/r.csv"
-has "rewritten table: format 4" "$(head -n 1 "$old/r-table.csv")" "# npu-tune table 4 version="
+has "rewritten table: format 4" "$(head -n 1 "$old/r-table.csv")" "# npu-tune table 5 version="
 same "rewritten table: rows of op matmul" "$(tail -n +4 "$old/r-table.csv" | cut -d, -f19)" "matmul
 matmul"
 same "rewritten table: same configs" "$(tail -n +4 "$old/r-table.csv" | cut -d, -f1-18)" \
@@ -293,8 +293,8 @@ foreign_row() { # WHAT SED-SCRIPT MESSAGE: the journal edited so is refused, lef
 foreign_row target '3s/,ascend910,/,ascend310,/' "3: row is for target ascend310, this run is for ascend910"
 foreign_row backend '2s/,model,/,sim,/' "2: row was measured with sim, this run measures with model"
 foreign_row unit '4s/,cycles,/,s,/' "4: row is in s, line 2 is in cycles; a journal holds one unit"
-foreign_row dtype '2s/^s,64,64,64,1,fp16,/s,64,64,64,1,int8,/' "2: row is for s 64x64x64 batch 1 in int8, this run tunes it in fp16"
-foreign_row problem '4{p;s/^s,64,/t,64,/}' "5: row is for t 64x64x64 batch 1, which this run does not tune"
+foreign_row dtype '2s/^s,64,64,64,1,fp16,/s,64,64,64,1,int8,/' "2: row is for s 64x64x64 in int8, this run tunes it in fp16"
+foreign_row problem '4{p;s/^s,64,/t,64,/}' "5: row is for t 64x64x64, which this run does not tune"
 cp "$work/rows/r.orig" "$work/rows/r.csv"
 tr -d '\r' <"$work/rows/r.csv.sig" | sed 's/$/\r/' >"$work/rows/sig.crlf"
 mv "$work/rows/sig.crlf" "$work/rows/r.csv.sig"

@@ -53,7 +53,7 @@ for shape in 256,256,256 100,70,50; do
     in_fresh 0 sim gen.npu --format csv
     same "$shape: cycles of the table's kernel" "$(printf '%s\n' "$out" | sed -n 2p | cut -d, -f1)" "$measured"
 done
-same "table format" "$(head -n 1 "$table" | cut -d' ' -f1-4)" "# npu-tune table 4"
+same "table format" "$(head -n 1 "$table" | cut -d' ' -f1-4)" "# npu-tune table 5"
 has "table target" "$(sed -n 2p "$table")" "# target ascend910-custom kind=npu cores=4 clock_mhz=1000 "
 has "table target l1" "$(sed -n 2p "$table")" " l1=524288 "
 has "table target bandwidth" "$(sed -n 2p "$table")" " gm_l1.bandwidth=32 gm_l1.latency=200 "
@@ -61,7 +61,7 @@ in_fresh 0 table export t.csv -o t.h
 has "header figures" "$(cat "$work/fresh/t.h")" " * Its figures: kind=npu cores=4 clock_mhz=1000 "
 # a nearby shape: the nearest legal entry, judged on the table's figures
 in_fresh 0 gen --table t.csv --shape 250x250x250 -o near.npu
-has "nearest entry" "$err" "npu-tune: gen: 250x250x250 is not in t.csv; using the entry for 256x256x256 batch 1 (nearest legal shape): "
+has "nearest entry" "$err" "npu-tune: gen: 250x250x250 is not in t.csv; using the entry for 256x256x256 (nearest legal shape): "
 has "nearest on its target" "$(sed -n 2p "$work/fresh/near.npu")" "target ascend910-custom kind=npu cores=4 "
 in_fresh 0 sim near.npu --check
 has "nearest kernel checks" "$out" "check: ok"
@@ -91,7 +91,7 @@ done
 same "bad figure in a table" "$err" "npu-tune: gen: bad.csv:2: target 'ascend910-custom': field 'clock_mhz' must be a finite number, not '1e999'"
 
 # --- tables of format 2 and 1 name a built-in target (and have no op column) ---
-old2=(-e '1s/^# npu-tune table 4 /# npu-tune table 2 /' -e '2d' -e '3s/,op$//' -e 's/,matmul$//')
+old2=(-e '1s/^# npu-tune table 5 /# npu-tune table 2 /' -e '2d' -e '3s/,op,shape$//' -e 's/,matmul,[^,]*$//')
 sed "${old2[@]}" "$work/fresh/named.csv" >"$work/fresh/old.csv"
 in_fresh 0 gen --table old.csv --shape 256x256x256 -o old.npu
 has "format 2 on the built-in" "$(sed -n 2p "$work/fresh/old.npu")" "target ascend910 kind=npu cores=32 "

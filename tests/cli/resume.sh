@@ -113,7 +113,7 @@ limited() {
 # whole JOURNAL: every line complete, every row of the journal's 22 fields.
 whole() {
     [ "$(tail -c 1 "$1" | od -An -c | tr -d ' ')" == '\n' ] &&
-        [ -z "$(awk -F, 'NF != 23' "$1")" ]
+        [ -z "$(awk -F, 'NR == 1 { n = NF } NF != n' "$1")" ]
 }
 
 # check WHAT DIR REF: DIR's run (finished) against the uninterrupted REF.

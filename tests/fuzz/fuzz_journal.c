@@ -15,7 +15,7 @@ static const rs_signature sig = {.version = "0.1.0", .script = "fuzz.lua",
 /* The journal's header line, without its line break. */
 static const char header[] = "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,"
                              "cores,split,load_volume_elems,est_cycles,backend,status,measured,"
-                             "unit,micro,round,op";
+                             "unit,micro,round,op,shape";
 
 /* The sidecar of sig, as the journal writes it for a new journal. */
 static uint8_t *sidecar(size_t *n)
@@ -88,7 +88,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FZ_CHECK(rs_cache_size(c) < rows);
 
     /* the next row, in the journal's unit, goes at the end, and the journal resumes with it */
-    sp_problem p = {.name = "fz", .dtype = SP_FP16, .M = 64, .N = 64, .K = 64, .batch = 1};
+    sp_problem p = {.name = "fz", .dtype = SP_FP16};
+    sp_problem_set(&p, 0, (const int64_t[]){64, 64, 64, 1});
     sp_candidate cand = {.config = {.m = 16, .n = 16, .k = 16, .cores = 1, .strategy = SP_OS}};
     rs_row row = {.problem = &p, .target = "ascend910", .cand = &cand, .backend = "sim",
                   .status = "ok", .measured = 1234, .unit = "cycles"};

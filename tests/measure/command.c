@@ -628,21 +628,21 @@ static void tuning(void)
             fprintf(stderr, "%s", err);
         grep_file("out/j.csv", "OS,128,128,128,", got, sizeof got);
         CHECK_STR(got, "cmd,256,256,256,1,fp16,ascend910,OS,128,128,128,0,1,M,262144,13352,command,"
-                       "ok,13085,cycles,,search,matmul\n"
+                       "ok,13085,cycles,,search,matmul,256x256x256\n"
                        "cmd,256,256,256,1,fp16,ascend910,OS,128,128,128,0,1,M,262144,13352,command,"
-                       "wrong,,cycles,,verify,matmul\n");
+                       "wrong,,cycles,,verify,matmul,256x256x256\n");
         /* (the resumed run knows the failure from the journal) */
         CHECK(resume || strstr(err, "warning: cmd: the best candidate failed verification "
                                     "(wrong): the board's C: C[0][0] = 0.011489, expected -115 "
                                     "(65536 of 65536 elements wrong)") != NULL);
         grep_file("out/t.csv", "cmd,", got, sizeof got);
-        CHECK_STR(got, "cmd,256,256,256,1,fp16,ascend910,OS,128,128,64,0,1,M,16509,cycles,,1,matmul\n");
+        CHECK_STR(got, "cmd,256,256,256,1,fp16,ascend910,OS,128,128,64,0,1,M,16509,cycles,,1,matmul,256x256x256\n");
     }
     /* A board that cannot return C, declared so: measured, not verified. */
     snprintf(text, sizeof text, script, BOARD_SH, "sim", "", ", verify = false");
     CHECK_INT(tune(bin, text, false, err, sizeof err), 0);
     grep_file("out/t.csv", "cmd,", got, sizeof got);
-    CHECK_STR(got, "cmd,256,256,256,1,fp16,ascend910,OS,128,128,128,0,1,M,13597,cycles,,0,matmul\n");
+    CHECK_STR(got, "cmd,256,256,256,1,fp16,ascend910,OS,128,128,128,0,1,M,13597,cycles,,0,matmul,256x256x256\n");
     grep_file("out/j.csv", ",verify", got, sizeof got);
     CHECK_STR(got, "");
     /* ... and not declared: refused before anything runs. */

@@ -17,11 +17,11 @@ static char dir[] = "/tmp/npu-tune-table-XXXXXX";
 static char err[1024];
 
 static const char sigline[] =
-    "# npu-tune table 4 version=0.1.0 target=ascend910 target_sig=1a2b3c4d5e6f7081 "
+    "# npu-tune table 5 version=0.1.0 target=ascend910 target_sig=1a2b3c4d5e6f7081 "
     "space_sig=0011223344556677 measure=sim script=my scripts/bert.lua\n";
 static const char header[] =
     "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,measured,unit,micro,"
-    "verified,op\n";
+    "verified,op,shape\n";
 /* Format 3, as tables were written before the op column. */
 static const char sigline3[] =
     "# npu-tune table 3 version=0.1.0 target=ascend910 target_sig=1a2b3c4d5e6f7081 "
@@ -138,8 +138,8 @@ static void round_trip(void)
     CHECK(write_specs(path, all, 2));
     char want[4096];
     snprintf(want, sizeof want, "%s%s%s%s", sigline, targetline, header,
-             "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,1,matmul\n"
-             "bert,512,3072,768,1,fp16,ascend910,WS,32,32,768,0,8,N,155648,cycles,,1,matmul\n");
+             "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,1,matmul,512x768x768\n"
+             "bert,512,3072,768,1,fp16,ascend910,WS,32,32,768,0,8,N,155648,cycles,,1,matmul,512x3072x768\n");
     CHECK_STR(slurp(path), want);
     /* A table holds one unit: the rows in cycles and one in s are refused,
      * the table left as it was. */
@@ -301,8 +301,8 @@ static void malformed(void)
     CHECK_STR(read_text(text), ":1: not an npu-tune table (no '# npu-tune table' line)");
     CHECK_STR(read_text(""), ":1: not an npu-tune table (no '# npu-tune table' line)");
     CHECK_STR(read_text("# npu-tune tablet 1\n"), ":1: not an npu-tune table (no '# npu-tune table' line)");
-    snprintf(text, sizeof text, "# npu-tune table 5 version=9.0\n%s%s", header, row);
-    CHECK_STR(read_text(text), ":1: table format 5 is not supported (this build reads 1 to 4)");
+    snprintf(text, sizeof text, "# npu-tune table 6 version=9.0\n%s%s", header, row);
+    CHECK_STR(read_text(text), ":1: table format 6 is not supported (this build reads 1 to 5)");
     snprintf(text, sizeof text, "# npu-tune table 2 version=0.1.0 oops\n%s%s", header3, row);
     CHECK_STR(read_text(text), ":1: 'oops' in the signature is not key=value");
     snprintf(text, sizeof text, "%sproblem,M,N,K,batch,dtype,target,strategy,m,n,k,cores,split,measured,unit\n%s",
@@ -376,19 +376,42 @@ static void malformed(void)
         CHECK_INT(old.e[0].problem.op, sp_op_parse("matmul"));
         CHECK_INT(old.e[0].problem.K, 96);
         CHECK_INT(old.ntargets, 1);
+        char shape[SP_SHAPE_MAX];
+        sp_problem_shape(&old.e[0].problem, shape, sizeof shape);
+        CHECK_STR(shape, "64x64x96 b2"); /* the dimensions, from the GEMM view */
     }
     rs_table_free(&old);
-    /* Format 4: the op column holds an op of the registry; the columns are
-     * the format's, not the other's. */
-    const char *row4 = "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,0,matmul\n";
+    /* Format 4 (before the shape column): the op's dimensions from the GEMM view. */
+    snprintf(text, sizeof text,
+             "# npu-tune table 4 version=0.1.0 target=ascend910 target_sig=1a2b3c4d5e6f7081 "
+             "space_sig=0011223344556677 measure=sim script=my scripts/bert.lua\n%s%s%s",
+             targetline, "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,"
+                         "split,measured,unit,micro,verified,op\n",
+             "q8,64,80,96,3,int8,ascend910,OS,32,32,32,0,2,M,777,cycles,,1,matmul\n");
+    put(at("old.csv"), text);
+    if (CHECK(rs_table_read(at("old.csv"), &old, err, sizeof err)) && CHECK_INT(old.n, 1)) {
+        sp_problem want = old.e[0].problem;
+        int64_t dims[] = {64, 80, 96, 3};
+        sp_problem_set(&want, 0, dims);
+        CHECK(sp_problem_same_shape(&old.e[0].problem, &want));
+    }
+    rs_table_free(&old);
+    /* Format 5: the op column holds an op of the registry, the shape column
+     * its own dimensions; the columns are the format's, not the other's. */
+    const char *row4 = "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,0,matmul,512x768x768\n";
     snprintf(text, sizeof text, "%s%s%s%s", sigline, targetline, header, row4);
     CHECK_STR(read_text(text), "");
     snprintf(text, sizeof text, "%s%s%s%s%s", sigline, targetline, header, row4,
-             "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,1,conv\n");
+             "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,1,conv,512x768x768\n");
     CHECK_STR(read_text(text), ":5: field 'op' is not matmul: 'conv'");
     snprintf(text, sizeof text, "%s%s%s%s%s", sigline, targetline, header, row4,
-             "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,1\n");
-    CHECK_STR(read_text(text), ":5: 18 fields, expected 19");
+             "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,1,matmul\n");
+    CHECK_STR(read_text(text), ":5: 19 fields, expected 20");
+    snprintf(text, sizeof text, "%s%s%s%s%s", sigline, targetline, header, row4,
+             "bert,512,768,768,1,fp16,ascend910,OS,128,128,64,1,1,M,81920,cycles,,1,matmul,"
+             "512x768x769\n");
+    CHECK_STR(read_text(text), ":5: field 'shape' '512x768x769' computes as 512x768x769 batch 1, "
+                               "not as the row's 512x768x768 batch 1");
     snprintf(text, sizeof text, "%s%s%s%s", sigline, targetline, header3, row);
     CHECK_STR(read_text(text), ":3: columns are not the tuning table's");
     snprintf(text, sizeof text, "%s%s%s%s", sigline3, targetline, header, row4);

@@ -31,6 +31,12 @@ static void round_trip(const sp_op *o, const sp_problem *p)
     sp_problem_set(&q, p->op, dims);
     sp_problem_shape(&q, again, sizeof again);
     CHECK_STR(again, text);
+    CHECK(sp_problem_same_shape(&q, p));
+    CHECK_INT(sp_problem_cmp(&q, p, true), 0);
+    /* the dimensions back from the GEMM view alone, where the op can */
+    sp_problem g = {.M = p->M, .N = p->N, .K = p->K, .batch = p->batch, .op = p->op};
+    if (o->from_gemm && CHECK(sp_problem_from_gemm(&g)))
+        CHECK(sp_problem_same_shape(&g, p));
 }
 
 /* Whatever every op must be. */
@@ -71,6 +77,7 @@ static void every_op(void)
                     CHECK(view[i] >= 1 && view[i] <= SP_VALUE_MAX);
                 CHECK(sp_problem_flops(&p) > 0);
                 round_trip(o, &p);
+                CHECK(sp_problem_shape(&p, NULL, 0) < SP_SHAPE_MAX);
             }
         /* text that is no shape */
         const char *bad[] = {"", "x", "1", "0", "-1", "1x", "abc", " 1", "1 ", "1x1x1x1x1x1x1x1x1x1x1x1x1x1"};
@@ -110,6 +117,13 @@ static void matmul(void)
     sp_problem_shape(&p, text, sizeof text);
     CHECK_STR(text, "64x96x80 b4");
     CHECK_DBL(sp_problem_flops(&p), 2.0 * 64 * 96 * 80 * 4);
+    /* its dimensions from its view (files from before the shape column) */
+    sp_problem v = {.M = 64, .N = 96, .K = 80, .batch = 4};
+    CHECK(sp_problem_from_gemm(&v));
+    CHECK(sp_problem_same_shape(&v, &p));
+    sp_problem_set(&v, 0, (const int64_t[]){64, 96, 80, 3});
+    CHECK(!sp_problem_same_shape(&v, &p));
+    CHECK(sp_problem_cmp(&v, &p, false) < 0);
     /* cut to fit, like snprintf */
     CHECK_INT(sp_problem_shape(&p, text, 5), 11);
     CHECK_STR(text, "64x9");
