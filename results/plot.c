@@ -138,21 +138,31 @@ static bool write_model_data(FILE *f, void *ctx)
     return true;
 }
 
-/* The best measurement of strategy s among group g's rows; 0 if none. */
-static double best_of(const pdata *d, const rs_report_group *g, int s)
+/* The strategies plot's data: the best measurement of each shape (group)
+ * and strategy, best[g * SP_NSTRATEGY + s], 0 if none. */
+typedef struct {
+    const pdata *d;
+    double *best;
+} strategy_data;
+
+static void fill_best(const pdata *d, double *best)
 {
-    double best = 0;
-    for (size_t i = g->first; i < g->first + g->fig.rows; i++) {
-        const rs_entry *e = &d->r.rows[i];
-        if (e->config.strategy == s && (best == 0 || e->measured < best))
-            best = e->measured;
+    for (size_t gi = 0; gi < d->r.ngroups; gi++) {
+        const rs_report_group *g = &d->r.group[gi];
+        double *b = &best[gi * SP_NSTRATEGY];
+        for (size_t i = g->first; i < g->first + g->fig.rows; i++) {
+            const rs_entry *e = &d->r.rows[i];
+            double *x = &b[e->config.strategy];
+            if (*x == 0 || e->measured < *x)
+                *x = e->measured;
+        }
     }
-    return best;
 }
 
 static bool write_strategy_data(FILE *f, void *ctx)
 {
-    const pdata *d = ctx;
+    const strategy_data *sd = ctx;
+    const pdata *d = sd->d;
     fprintf(f, "# shape");
     for (int s = 0; s < SP_NSTRATEGY; s++)
         if (d->has[s])
@@ -163,10 +173,10 @@ static bool write_strategy_data(FILE *f, void *ctx)
         shape_label(&d->r.group[gi], label, sizeof label);
         fprintf(f, "\"%s\"", label);
         for (int s = 0; s < SP_NSTRATEGY; s++) {
-            double v = d->has[s] ? best_of(d, &d->r.group[gi], s) : -1;
+            double v = sd->best[gi * SP_NSTRATEGY + (size_t)s];
             if (v > 0)
                 fprintf(f, " %.10g", v);
-            else if (v == 0)
+            else if (d->has[s])
                 fprintf(f, " -");
         }
         fputc('\n', f);
@@ -407,10 +417,22 @@ static bool render(renderer *r, int sc, const char *base, const char *data, cons
     return true;
 }
 
-static bool data_path(sbuf *b, const char *dir, const char *base)
+/* Writes the data file DIR/base.dat with writer and renders script sc from
+ * it with the variables vars; frees vars. Out of memory if vars ran out. */
+static bool emit(renderer *r, int sc, const char *base, sbuf *vars,
+                 bool (*writer)(FILE *, void *), void *ctx, char *err, size_t errlen)
 {
-    sb_printf(b, "%s/%s.dat", dir, base);
-    return !b->oom;
+    sbuf data = {0};
+    sb_printf(&data, "%s/%s.dat", r->dir, base);
+    bool ok = !data.oom && !vars->oom;
+    if (!ok)
+        snprintf(err, errlen, "out of memory");
+    else
+        ok = bs_write_atomic(data.s, writer, ctx, err, errlen) &&
+             render(r, sc, base, data.s, vars->s, err, errlen);
+    free(data.s);
+    free(vars->s);
+    return ok;
 }
 
 /* The estimates' and the measurements' ranges; the estimate is in cycles, or
@@ -428,8 +450,7 @@ static bool draw_measured_vs_model(renderer *r, int sc, const pdata *d, sbuf *co
             elo = fmin(elo, e), ehi = fmax(ehi, e), mlo = fmin(mlo, m), mhi = fmax(mhi, m);
         }
     }
-    sbuf data = {0}, vars = {0};
-    bool ok = data_path(&data, r->dir, plots[sc].name);
+    sbuf vars = {0};
     /* the reference line: measured = scale x estimate (rs_report_scale), when
      * every shape has the same scale (else 0: no line) */
     double scale = d->r.ngroups ? d->r.group[0].scale : 0;
@@ -439,39 +460,27 @@ static bool draw_measured_vs_model(renderer *r, int sc, const pdata *d, sbuf *co
     sb_printf(&vars, "%sscale=%.10g; logx=%d; logy=%d; ", common->s, scale, axis_kind(elo, ehi),
               axis_kind(mlo, mhi));
     sb_var(&vars, "estimate", by_load ? "cycles, or elements of load volume" : "cycles");
-    if (!ok || vars.oom) {
-        snprintf(err, errlen, "out of memory");
-        ok = false;
-    } else
-        ok = bs_write_atomic(data.s, write_model_data, (void *)d, err, errlen) &&
-             render(r, sc, plots[sc].name, data.s, vars.s, err, errlen);
-    free(data.s);
-    free(vars.s);
-    return ok;
+    return emit(r, sc, plots[sc].name, &vars, write_model_data, (void *)d, err, errlen);
 }
 
 static bool draw_strategies(renderer *r, int sc, const pdata *d, sbuf *common, char *err,
                             size_t errlen)
 {
+    strategy_data sd = {d, calloc(d->r.ngroups * SP_NSTRATEGY + 1, sizeof *sd.best)};
+    if (!sd.best) {
+        snprintf(err, errlen, "out of memory");
+        return false;
+    }
+    fill_best(d, sd.best);
     double lo = INFINITY, hi = 0;
-    for (size_t gi = 0; gi < d->r.ngroups; gi++)
-        for (int s = 0; s < SP_NSTRATEGY; s++) {
-            double v = best_of(d, &d->r.group[gi], s);
-            if (v > 0)
-                lo = fmin(lo, v), hi = fmax(hi, v);
-        }
-    sbuf data = {0}, vars = {0};
-    bool ok = data_path(&data, r->dir, plots[sc].name);
+    for (size_t i = 0; i < d->r.ngroups * SP_NSTRATEGY; i++)
+        if (sd.best[i] > 0)
+            lo = fmin(lo, sd.best[i]), hi = fmax(hi, sd.best[i]);
+    sbuf vars = {0};
     sb_printf(&vars, "%snshapes=%zu; logx=%d; low=%.10g; ", common->s, d->r.ngroups,
               axis_kind(lo, hi), lo);
-    if (!ok || vars.oom) {
-        snprintf(err, errlen, "out of memory");
-        ok = false;
-    } else
-        ok = bs_write_atomic(data.s, write_strategy_data, (void *)d, err, errlen) &&
-             render(r, sc, plots[sc].name, data.s, vars.s, err, errlen);
-    free(data.s);
-    free(vars.s);
+    bool ok = emit(r, sc, plots[sc].name, &vars, write_strategy_data, &sd, err, errlen);
+    free(sd.best);
     return ok;
 }
 
@@ -485,7 +494,7 @@ static bool tile_plane_of(renderer *r, int sc, const pdata *d, size_t gi, sbuf *
     size_t n = g->fig.rows;
     tile_plane t = {malloc(n * sizeof *t.p), 0};
     int *ms = malloc(n * sizeof *ms), *ns = malloc(n * sizeof *ns);
-    sbuf base = {0}, data = {0}, vars = {0};
+    sbuf base = {0}, vars = {0};
     bool ok = t.p && ms && ns;
     if (ok) {
         for (size_t i = g->first; i < g->first + n; i++)
@@ -519,19 +528,17 @@ static bool tile_plane_of(renderer *r, int sc, const pdata *d, size_t gi, sbuf *
         sb_var(&vars, "strategy", sp_strategy_name(best));
         sb_printf(&vars, "dm=%d; dn=%d; bestm=%d; bestn=%d; logcb=%d; ", grid_step(ms, t.n),
                   grid_step(ns, t.n), g->best->config.m, g->best->config.n, axis_kind(lo, hi));
-        ok = !base.oom && !vars.oom && data_path(&data, r->dir, base.s);
+        ok = !base.oom;
     }
-    if (!ok)
+    if (!ok) {
         snprintf(err, errlen, "out of memory");
-    else
-        ok = bs_write_atomic(data.s, write_tile_data, &t, err, errlen) &&
-             render(r, sc, base.s, data.s, vars.s, err, errlen);
+        free(vars.s);
+    } else
+        ok = emit(r, sc, base.s, &vars, write_tile_data, &t, err, errlen);
     free(t.p);
     free(ms);
     free(ns);
     free(base.s);
-    free(data.s);
-    free(vars.s);
     return ok;
 }
 
