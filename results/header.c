@@ -243,8 +243,8 @@ bool rs_header_write(FILE *f, const rs_table *t)
     fputs(", script ", f);
     comment_text(f, sig->script);
     fputs(".\n", f);
-    for (size_t i = 0; i < t->ntargets; i++)
-        figures(f, &t->targets[i]);
+    if (t->has_target)
+        figures(f, &t->target);
     fprintf(f,
             " * Self-contained C11 (and C++): include it, nothing to link. %zu entr%s.\n"
             " *\n%s */\n"

@@ -129,11 +129,11 @@ typedef struct {
     rs_signature sig;
     rs_entry *e;
     size_t n;
-    sp_target *targets; /* none in formats 1 and 2: their rows name built-in targets */
-    size_t ntargets;
+    sp_target target;   /* its figures (line 2), when has_target */
+    bool has_target;    /* false in formats 1 and 2: their rows name built-in targets */
 } rs_table;
 
-/* Writes the table (a "# npu-tune table 4 ..." signature line, a "# target"
+/* Writes the table (a "# npu-tune table 5 ..." signature line, a "# target"
  * line of t's figures, the CSV header, the rows) to a temporary file and
  * renames it over path. Rows that are not status ok, not all of one unit or
  * of another target than t (and sig's) are refused (nothing written). */

@@ -187,16 +187,13 @@ static bool read_target(const char *path, long lineno, char *s, rs_table *tab, c
                  lineno, t.name, tab->sig.target);
         return false;
     }
-    if (tab->ntargets) { /* a table never holds two targets under one name */
+    if (tab->has_target) { /* a table describes its one target once */
         snprintf(err, errlen, "%s:%ld: target '%s' is described twice (first at line 2)", path,
                  lineno, t.name);
         return false;
     }
-    if (!(tab->targets = malloc(sizeof t))) {
-        snprintf(err, errlen, "%s:%ld: out of memory", path, lineno);
-        return false;
-    }
-    tab->targets[tab->ntargets++] = t;
+    tab->target = t;
+    tab->has_target = true;
     return true;
 }
 
@@ -242,7 +239,7 @@ static bool read_table(const char *path, char *buf, size_t len, rs_table *tab, c
                 snprintf(err, errlen, "%s:%ld: columns are not the tuning table's", path, lineno);
                 return false;
             }
-            if (format >= 3 && !tab->ntargets) {
+            if (format >= 3 && !tab->has_target) {
                 snprintf(err, errlen, "%s:%ld: no '%s%s' line before the columns", path, lineno,
                          target_magic, tab->sig.target);
                 return false;
@@ -302,16 +299,12 @@ bool rs_table_read(const char *path, rs_table *t, char *err, size_t errlen)
 void rs_table_free(rs_table *t)
 {
     free(t->e);
-    free(t->targets);
     memset(t, 0, sizeof *t);
 }
 
 const sp_target *rs_table_target(const rs_table *t, const char *name)
 {
-    for (size_t i = 0; i < t->ntargets; i++)
-        if (strcmp(t->targets[i].name, name) == 0)
-            return &t->targets[i];
-    return NULL;
+    return t->has_target && strcmp(t->target.name, name) == 0 ? &t->target : NULL;
 }
 
 /* ---- picking an entry for a shape ---- */
