@@ -14,7 +14,6 @@
                                           * of format 2, every field and the keyword */
 #define FORMAT 2                 /* the version written when the kernel has its figures */
 #define MAX_BUFS 32767           /* cg_operand.buf is an int16_t */
-#define PROBLEM_NAME_MAX 40
 #define BUF_NAME_MAX 15
 #define OUT_CHUNK (1 << 16)
 #define OUT_LINE_ROOM (SP_TARGET_TEXT_MAX + 64) /* more than any printed line needs */
@@ -483,22 +482,16 @@ static int parse_space(const char *t)
     return -1;
 }
 
-static bool name_chars(const char *t, size_t n, bool ident)
-{
-    for (size_t i = 0; i < n; i++) {
-        char c = t[i];
-        bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' ||
-                  (c >= '0' && c <= '9' && (i > 0 || !ident)) ||
-                  (!ident && (c == '.' || c == '-'));
-        if (!ok)
-            return false;
-    }
-    return true;
-}
-
+/* A buffer's name: a C-like identifier of 1 to BUF_NAME_MAX characters. */
 static bool is_ident(const char *t, size_t n)
 {
-    return n >= 1 && n <= BUF_NAME_MAX && name_chars(t, n, true);
+    bool ok = n >= 1 && n <= BUF_NAME_MAX;
+    for (size_t i = 0; ok && i < n; i++) {
+        char c = t[i];
+        ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' ||
+             (c >= '0' && c <= '9' && i > 0);
+    }
+    return ok;
 }
 
 /* ---- header ---- */
@@ -513,7 +506,7 @@ static bool parse_target(parser *ps)
         if (ps->nt != 2)
             return fail(ps, "expected 'target NAME' (format 1 names a built-in target)");
         size_t n = strlen(t[1]);
-        if (n > SP_NAME_MAX - 1 || !name_chars(t[1], n, false))
+        if (!sp_name_ok(t[1], n, SP_NAME_MAX - 1))
             return fail(ps, "bad target name '%s' ([A-Za-z0-9_.-], 1 to %d characters)",
                         show(t[1]).s, SP_NAME_MAX - 1);
         memcpy(k->target.name, t[1], n);
@@ -555,9 +548,9 @@ static bool parse_header(parser *ps, int state)
         if (ps->nt != 7)
             return fail(ps, "expected 'problem NAME DTYPE M= N= K= batch='");
         size_t n = strlen(t[1]);
-        if (n > PROBLEM_NAME_MAX || !name_chars(t[1], n, false))
+        if (!sp_label_ok(t[1], n))
             return fail(ps, "bad problem name '%s' ([A-Za-z0-9_.-], 1 to %d characters)",
-                        show(t[1]).s, PROBLEM_NAME_MAX);
+                        show(t[1]).s, SP_LABEL_MAX);
         memcpy(k->problem.name, t[1], n);
         int d = sp_dtype_parse(t[2]);
         if (d < 0)

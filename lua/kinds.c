@@ -20,20 +20,6 @@ static bool fail(char *err, size_t errlen, const char *where, const char *what,
     return false;
 }
 
-/* The script's side of the registry of kinds (space/kinds.c): each kind's
- * own measure, which a script on it gets when it names none (but the model,
- * which measures every kind, stays the default where the build's is), what
- * that measure does, and what else a script on another kind must change to
- * use it. */
-static const struct {
-    const char *measure;
-    const char *does;
-    const char *to_use;
-} kinds[SP_NKIND] = {
-    [SP_NPU] = {"sim", "simulates npu targets", ""},
-    [SP_CPU] = {"host", "runs kernels on the host cpu", "target \"host\", or "},
-};
-
 bool ls_check_kinds(ls_script *s, char *err, size_t errlen)
 {
     const sp_target *t = &s->target;
@@ -57,24 +43,18 @@ bool ls_check_kinds(ls_script *s, char *err, size_t errlen)
                     "'micro' is a register micro-tile of %s targets; target '%s' is %s",
                     sp_kinds_with_micro(list, sizeof list), t->name, kind->a);
     for (size_t i = 0; i < sp->nmicro; i++) {
-        sp_micro u = sp->micro[i];
-        if (sp_micro_fits(t, u))
-            continue;
-        if (u.nr % t->cpu.simd_floats)
-            return fail(err, errlen, sw, "space",
-                        "micro-tile %dx%d: nr must be a multiple of the %d-float vector of '%s'",
-                        u.mr, u.nr, t->cpu.simd_floats, t->name);
-        int nv = u.nr / t->cpu.simd_floats;
-        return fail(err, errlen, sw, "space",
-                    "micro-tile %dx%d needs %d vector registers (%d accumulators, %d B vectors, "
-                    "1 broadcast), '%s' has %d",
-                    u.mr, u.nr, u.mr * nv + nv + 1, u.mr * nv, nv, t->name, t->cpu.vregs);
+        char why[160];
+        sp_micro_why(t, sp->micro[i], why, sizeof why);
+        if (*why)
+            return fail(err, errlen, sw, "space", "%s", why);
     }
 
     ls_tune *tn = &s->tune;
     const char *tw = s->have_tune ? s->tune_where : s->path;
     const char *m = tn->measure ? tn->measure : "";
-    const char *own = kinds[t->kind].measure;
+    /* the kind's own measure, unless the script names one (the model, which
+     * measures every kind, stays the default where the build's is) */
+    const char *own = kind->measure;
     bool have_own = false;
     for (const char *const *b = s->opts.measures; b && *b; b++)
         have_own |= strcmp(*b, own) == 0;
@@ -89,11 +69,12 @@ bool ls_check_kinds(ls_script *s, char *err, size_t errlen)
         tn->measure = copy;
         m = copy;
     }
-    for (int o = 0; o < SP_NKIND; o++)
-        if (o != t->kind && strcmp(m, kinds[o].measure) == 0)
+    const sp_kind_info *o;
+    for (int k = 0; (o = sp_kind_get(k)); k++)
+        if (o != kind && strcmp(m, o->measure) == 0)
             return fail(err, errlen, tw, "tune",
                         "measure '%s' %s; target '%s' is %s (use %smeasure = \"%s\")", m,
-                        kinds[o].does, t->name, kind->a, kinds[o].to_use, own);
+                        o->measure_does, t->name, kind->a, o->measure_needs, own);
 
     /* A dtype the target computes but its kind's kernels do not take (an
      * NPU's fp32 or bf16 cube rate): the model's alone. */

@@ -24,16 +24,14 @@ static bool check_target(const sp_target *t, const char *n, char *err, size_t er
         FAIL("target '%s': field 'fma_units' must be a positive integer", n);
     if (u->load_ports < 1)
         FAIL("target '%s': field 'load_ports' must be a positive integer", n);
-    static const char *const cache_keys[SP_NCACHE] = {"l1", "l2", "l3"};
     for (int l = 0; l < SP_NCACHE; l++)
         if (u->cache[l] < (l == SP_CL3 ? 0 : 1024))
-            FAIL("target '%s': field '%s' must be %s", n, cache_keys[l],
+            FAIL("target '%s': field '%s' must be %s", n, sp_target_field_name(t, &u->cache[l]),
                  l == SP_CL3 ? "a byte count (0: no L3)" : "at least 1024 bytes");
-    const double bw[] = {u->bw_l2, u->bw_l3, u->bw_mem, u->bw_mem_shared};
-    static const char *const bw_keys[] = {"l2", "l3", "mem", "mem_shared"};
+    const double *bw[] = {&u->bw_l2, &u->bw_l3, &u->bw_mem, &u->bw_mem_shared};
     for (int i = 0; i < 4; i++)
-        if (!(bw[i] > 0))
-            FAIL("target '%s': field 'bandwidth.%s' must be positive", n, bw_keys[i]);
+        if (!(*bw[i] > 0))
+            FAIL("target '%s': field '%s' must be positive", n, sp_target_field_name(t, bw[i]));
     if (!(u->fork_join >= 0 && u->fork_join <= 1e9))
         FAIL("target '%s': field 'fork_join' must be a cycle count from 0 to 1e9", n);
     return true;
@@ -297,16 +295,9 @@ static void explain(const sp_ctx *x, const sp_config *c, unsigned bad, sp_text *
         sp_line(o, "blocks %dx%dx%d: each must be at least 1", c->m, c->n, c->k);
     sp_explain_shared(x, c, bad, o);
     if (bad & SP_BAD_MICRO) {
-        if (c->mr < 1 || c->nr < 1 || c->nr % u->simd_floats) {
-            sp_line(o, "micro-tile %dx%d: nr must be a positive multiple of the %d-float vector",
-                    c->mr, c->nr, u->simd_floats);
-        } else {
-            int nv = c->nr / u->simd_floats;
-            sp_line(o,
-                    "micro-tile %dx%d needs %d accumulators + %d B vectors + 1 broadcast = %d "
-                    "vector registers, '%s' has %d",
-                    c->mr, c->nr, c->mr * nv, nv, c->mr * nv + nv + 1, t->name, u->vregs);
-        }
+        char why[160];
+        sp_micro_why(t, (sp_micro){c->mr, c->nr}, why, sizeof why);
+        sp_line(o, "%s", why);
     }
     if (bad & SP_BAD_CACHE1) {
         snprintf(tile, sizeof tile, "the A micro-panel %dx%d fp32", c->mr, c->k);
@@ -346,7 +337,9 @@ static void smallest(const sp_ctx *x, sp_config *c)
 
 const sp_kind_ops sp_cpu_kind = {
     .info = {.name = "cpu", .a = "a cpu", .dtype = SP_FP32,
-             .kernels = 1u << SP_FP32 | 1u << SP_BF16 | 1u << SP_FP16, .micro = true},
+             .kernels = 1u << SP_FP32 | 1u << SP_BF16 | 1u << SP_FP16, .micro = true,
+             .measure = "host", .measure_does = "runs kernels on the host cpu",
+             .measure_needs = "target \"host\", or "},
     .computes = computes,
     .check_target = check_target,
     .sign = sign,

@@ -65,6 +65,15 @@ const sp_target_field sp_target_fields[] = {
     {"bandwidth.mem_shared", SP_FIELD_NUM, UNIT(bw_mem_shared), CPU, false},
     {"fork_join", SP_FIELD_NUM, UNIT(fork_join), CPU, true},
 };
+
+const char *sp_target_field_name(const sp_target *t, const void *member)
+{
+    size_t off = (size_t)((const char *)member - (const char *)t);
+    for (size_t i = 0; i < SP_TARGET_NFIELDS; i++)
+        if (sp_target_fields[i].off == off)
+            return sp_target_fields[i].name;
+    return "?";
+}
 _Static_assert(sizeof sp_target_fields / sizeof sp_target_fields[0] == SP_TARGET_NFIELDS,
                "SP_TARGET_NFIELDS counts the fields");
 
@@ -192,10 +201,7 @@ bool sp_target_scan(char *const *words, size_t n, sp_target *t, char *err, size_
         FAIL("a target needs a name");
     const char *name = words[0];
     size_t nlen = strlen(name);
-    bool ok = nlen >= 1 && nlen < SP_NAME_MAX;
-    for (size_t i = 0; ok && i < nlen; i += SP_LABEL_MAX) /* the characters of a label */
-        ok = sp_label_ok(name + i, nlen - i < SP_LABEL_MAX ? nlen - i : SP_LABEL_MAX);
-    if (!ok)
+    if (!sp_name_ok(name, nlen, SP_NAME_MAX - 1))
         FAIL("bad target name '%s' (1 to %d characters from A-Z a-z 0-9 _ . -)",
              shown(name, w), SP_NAME_MAX - 1);
     memcpy(t->name, name, nlen);

@@ -1,5 +1,7 @@
 /* micro.c — register micro-tiles of CPU targets: which fit the vector
  * registers, and the one the generator uses when a space names none. */
+#include <stdio.h>
+
 #include "space.h"
 
 bool sp_micro_fits(const sp_target *t, sp_micro u)
@@ -9,6 +11,25 @@ bool sp_micro_fits(const sp_target *t, sp_micro u)
         return false;
     int nv = u.nr / w;
     return u.mr * nv + nv + 1 <= t->cpu.vregs;
+}
+
+void sp_micro_why(const sp_target *t, sp_micro u, char *buf, size_t len)
+{
+    int w = t->cpu.simd_floats;
+    if (len)
+        buf[0] = '\0';
+    if (sp_micro_fits(t, u))
+        return;
+    if (u.mr < 1 || u.nr < 1 || w < 1 || u.nr % w) {
+        snprintf(buf, len, "micro-tile %dx%d: nr must be a positive multiple of the %d-float "
+                 "vector of '%s'", u.mr, u.nr, w, t->name);
+        return;
+    }
+    int nv = u.nr / w;
+    snprintf(buf, len,
+             "micro-tile %dx%d needs %d accumulators + %d B vectors + 1 broadcast = %d vector "
+             "registers, '%s' has %d",
+             u.mr, u.nr, u.mr * nv, nv, u.mr * nv + nv + 1, t->name, t->cpu.vregs);
 }
 
 /* A k step of the micro-kernel loads mr broadcasts and nv B vectors for

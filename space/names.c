@@ -61,7 +61,12 @@ const sp_dtype_info *sp_dtype_get(sp_dtype d) { return &dtypes[d]; }
 
 bool sp_label_ok(const char *s, size_t len)
 {
-    if (len < 1 || len > SP_LABEL_MAX)
+    return sp_name_ok(s, len, SP_LABEL_MAX);
+}
+
+bool sp_name_ok(const char *s, size_t len, size_t max)
+{
+    if (len < 1 || len > max)
         return false;
     for (size_t i = 0; i < len; i++) {
         char c = s[i];

@@ -7,8 +7,7 @@
 
 #define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return false; } while (0)
 
-static const char *const path_keys[SP_NPATH] = {"gm_l1", "l1_l0a", "l1_l0b", "l0c_ub", "ub_gm"};
-static const char *const buffer_keys[SP_NBUF] = {"l1", "l0a", "l0b", "l0c", "ub"};
+#define FIELD(member) sp_target_field_name(t, &t->member) /* its name in scripts */
 
 /* What the cube has a rate for. */
 static bool computes(const sp_target *t, sp_dtype d)
@@ -23,19 +22,19 @@ static bool check_target(const sp_target *t, const char *n, char *err, size_t er
             FAIL("target '%s': field 'macs.%s' must be positive", n, sp_dtype_name(d));
     for (int b = 0; b < SP_NBUF; b++) {
         if (t->buf_align[b] < 1)
-            FAIL("target '%s': field 'align.%s' must be a positive integer", n, buffer_keys[b]);
+            FAIL("target '%s': field '%s' must be a positive integer", n, FIELD(buf_align[b]));
         if (t->buf_bytes[b] < 1)
-            FAIL("target '%s': field '%s' must be a positive byte count", n, buffer_keys[b]);
+            FAIL("target '%s': field '%s' must be a positive byte count", n, FIELD(buf_bytes[b]));
         if (t->buf_bytes[b] % t->buf_align[b])
             FAIL("target '%s': field '%s' (%lld bytes) is not a multiple of its alignment %d",
-                 n, buffer_keys[b], (long long)t->buf_bytes[b], t->buf_align[b]);
+                 n, FIELD(buf_bytes[b]), (long long)t->buf_bytes[b], t->buf_align[b]);
     }
     /* The smallest cube operand is one 512-byte fractal; the smallest
      * accumulator block is 16x16 of 4-byte elements. */
     for (int b = SP_L0A; b <= SP_L0B; b++)
         if (t->buf_bytes[b] < 512)
             FAIL("target '%s': field '%s' (%lld bytes) is smaller than one 512-byte fractal",
-                 n, buffer_keys[b], (long long)t->buf_bytes[b]);
+                 n, FIELD(buf_bytes[b]), (long long)t->buf_bytes[b]);
     if (t->buf_bytes[SP_L0C] < 1024)
         FAIL("target '%s': field 'l0c' (%lld bytes) is smaller than one 16x16 fp32 fractal (1024 bytes)",
              n, (long long)t->buf_bytes[SP_L0C]);
@@ -47,9 +46,9 @@ static bool check_target(const sp_target *t, const char *n, char *err, size_t er
              n, (long long)t->buf_bytes[SP_L1]);
     for (int p = 0; p < SP_NPATH; p++) {
         if (!(t->path[p].bandwidth > 0))
-            FAIL("target '%s': field '%s.bandwidth' must be positive", n, path_keys[p]);
+            FAIL("target '%s': field '%s' must be positive", n, FIELD(path[p].bandwidth));
         if (!(t->path[p].latency >= 0))
-            FAIL("target '%s': field '%s.latency' must not be negative", n, path_keys[p]);
+            FAIL("target '%s': field '%s' must not be negative", n, FIELD(path[p].latency));
     }
     if (!(t->gm_bandwidth > 0))
         FAIL("target '%s': field 'gm_bandwidth' must be positive", n);
@@ -183,7 +182,8 @@ static void smallest(const sp_ctx *x, sp_config *c)
 
 const sp_kind_ops sp_npu_kind = {
     .info = {.name = "npu", .a = "an npu", .dtype = SP_FP16,
-             .kernels = 1u << SP_FP16 | 1u << SP_INT8, .micro = false},
+             .kernels = 1u << SP_FP16 | 1u << SP_INT8, .micro = false, .measure = "sim",
+             .measure_does = "simulates npu targets", .measure_needs = ""},
     .computes = computes,
     .check_target = check_target,
     .sign = sign,

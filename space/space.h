@@ -237,8 +237,11 @@ const char *sp_names(const char *(*name)(int), const char *sep, const char *last
  * ("\"npu\" or \"cpu\""). */
 const char *sp_names_quoted(const char *(*name)(int), const char *sep, const char *last,
                             char *buf, size_t len);
-/* Whether s[0..len) can name a problem in the CSV files: 1 to SP_LABEL_MAX
- * characters from A-Z a-z 0-9 _ . - */
+/* Whether s[0..len) is a name of 1 to max characters from A-Z a-z 0-9 _ . -
+ * (of a target: max SP_NAME_MAX - 1). */
+bool sp_name_ok(const char *s, size_t len, size_t max);
+/* Whether s[0..len) can name a problem in the CSV files: sp_name_ok up to
+ * SP_LABEL_MAX characters. */
 bool sp_label_ok(const char *s, size_t len);
 /* Facts for dtype d (valid d only). */
 const sp_dtype_info *sp_dtype_get(sp_dtype d);
@@ -297,6 +300,9 @@ typedef struct {
  * a missing one is reported and the text below lists them. Scripts read
  * targets through this table, files write and read them through it. */
 extern const sp_target_field sp_target_fields[];
+/* The name of the field of t that member (a pointer into *t) is, "?" if none:
+ * sp_target_field_name(t, &t->buf_align[SP_L1]) is "align.l1". */
+const char *sp_target_field_name(const sp_target *t, const void *member);
 
 /* Room for any target's text (sp_target_print), its terminator included. */
 #define SP_TARGET_TEXT_MAX 2048
@@ -346,13 +352,18 @@ sp_micro sp_micro_default(const sp_target *t);
 /* Whether micro-tile u fits target t: nr a multiple of the vector width and
  * mr*nv + nv + 1 <= vregs (nv = nr / simd_floats). */
 bool sp_micro_fits(const sp_target *t, sp_micro u);
+/* Why micro-tile u does not fit t, one clause into buf ("" if it fits). */
+void sp_micro_why(const sp_target *t, sp_micro u, char *buf, size_t len);
 
 /* ---- target kinds (kinds.c) ---- */
 
 /* What the rest of the engine knows of a kind of target: its name in
  * scripts, the same with its article for messages, the dtype a problem
  * takes when it names none, the dtypes its generated kernels take, whether
- * its configs carry a register micro-tile (mr x nr). */
+ * its configs carry a register micro-tile (mr x nr), and its own measure
+ * (the backend a script on it gets when it names none, where the build has
+ * it), what that measure does and what else a script on another kind must
+ * change to use it. */
 typedef struct {
     const char *name;  /* "npu", "cpu" */
     const char *a;     /* "an npu", "a cpu" */
@@ -361,6 +372,9 @@ typedef struct {
                         * simulator) fp16 and int8, whatever else its cube has a
                         * rate for (the model computes that alone) */
     bool micro;        /* CPUs */
+    const char *measure;       /* "sim", "host" */
+    const char *measure_does;  /* "simulates npu targets" */
+    const char *measure_needs; /* "target \"host\", or ": before "measure = ..." */
 } sp_kind_info;
 
 /* The facts of kind k; NULL for out-of-range k, so that

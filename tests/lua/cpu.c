@@ -389,20 +389,20 @@ static void test_micro(void)
 
     /* Tiles must fit the target's registers and vector width. */
     MICRO_BAD("\"7x64\"",
-              "micro-tile 7x64 needs 33 vector registers (28 accumulators, 4 B vectors, "
-              "1 broadcast), 'host' has 32");
+              "micro-tile 7x64 needs 28 accumulators + 4 B vectors + 1 broadcast = 33 "
+              "vector registers, 'host' has 32");
     MICRO_BAD("{ \"6x64\", \"15x32\" }",
-              "micro-tile 15x32 needs 33 vector registers (30 accumulators, 2 B vectors, "
-              "1 broadcast), 'host' has 32");
-    MICRO_BAD("\"6x24\"", "micro-tile 6x24: nr must be a multiple of the 16-float vector of 'host'");
+              "micro-tile 15x32 needs 30 accumulators + 2 B vectors + 1 broadcast = 33 "
+              "vector registers, 'host' has 32");
+    MICRO_BAD("\"6x24\"", "micro-tile 6x24: nr must be a positive multiple of the 16-float vector of 'host'");
     BAD("target { base = \"host\", vregs = 16, simd_floats = 8 }\n" MM
         "space { micro = \"6x64\" }\n",
-        "bad.lua:3: space: micro-tile 6x64 needs 57 vector registers (48 accumulators, 8 B "
-        "vectors, 1 broadcast), 'host-custom' has 16");
+        "bad.lua:3: space: micro-tile 6x64 needs 48 accumulators + 8 B vectors + 1 broadcast = "
+        "57 vector registers, 'host-custom' has 16");
     /* A space declared before the target is judged once the script ran. */
     BAD("space { micro = \"7x64\" }\n" H MM,
-        "bad.lua:1: space: micro-tile 7x64 needs 33 vector registers (28 accumulators, 4 B "
-        "vectors, 1 broadcast), 'host' has 32");
+        "bad.lua:1: space: micro-tile 7x64 needs 28 accumulators + 4 B vectors + 1 broadcast = "
+        "33 vector registers, 'host' has 32");
     /* NPUs have no micro-tile. */
     BAD(T910 MM "space { micro = \"6x64\" }\n",
         "bad.lua:3: space: 'micro' is a register micro-tile of cpu targets; target 'ascend910' "

@@ -89,6 +89,12 @@ static void kinds(void)
         CHECK_STR(sp_kind_name(n), k->name);
         snprintf(text, sizeof text, "target { kind = \"%s\" }\n", k->name);
         CHECK_STR(error_of(text), "names.lua:1: target: field 'name' is missing");
+        /* its own measure is a backend of the registry */
+        bool backend = false;
+        for (const char *const *b = ms_backend_names; *b; b++)
+            backend |= strcmp(*b, k->measure) == 0;
+        if (!CHECK(backend && *k->measure_does))
+            fprintf(stderr, "kind %s: measure '%s' is no backend\n", k->name, k->measure);
     }
     CHECK_INT(n, SP_NKIND);
     const char *err = error_of("target { kind = \"gpu\" }\n");

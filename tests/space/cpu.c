@@ -258,10 +258,12 @@ static void rules(void)
             "registers, 'avx512' has 32\n");
     c.mr = 6, c.nr = 24;
     EXPLAIN(&t, &p, c, SP_BAD_MICRO,
-            "micro-tile 6x24: nr must be a positive multiple of the 16-float vector\n");
+            "micro-tile 6x24: nr must be a positive multiple of the 16-float vector of "
+            "'avx512'\n");
     c.mr = 0, c.nr = 64;
     EXPLAIN(&t, &p, c, SP_BAD_MICRO,
-            "micro-tile 0x64: nr must be a positive multiple of the 16-float vector\n");
+            "micro-tile 0x64: nr must be a positive multiple of the 16-float vector of "
+            "'avx512'\n");
     /* A split is not judged without a valid micro-tile (no MICRO | SPLIT). */
     c.cores = 2;
     CHECK_INT(sp_check(&t, &p, &c), SP_BAD_MICRO);

@@ -241,6 +241,14 @@ static void table(void)
             CHECK(!at || !strstr(at + 1, key));
         }
     }
+    /* every field is named back from its member, which only it occupies */
+    sp_target t = fx_ascend910();
+    for (int i = 0; i < SP_TARGET_NFIELDS; i++)
+        CHECK_STR(sp_target_field_name(&t, (const char *)&t + sp_target_fields[i].off),
+                  sp_target_fields[i].name);
+    CHECK_STR(sp_target_field_name(&t, &t.buf_align[SP_UB]), "align.ub");
+    CHECK_STR(sp_target_field_name(&t, &t.cpu.bw_mem_shared), "bandwidth.mem_shared");
+    CHECK_STR(sp_target_field_name(&t, (const char *)&t.clock_mhz + 1), "?");
 }
 
 int main(void)
