@@ -308,19 +308,8 @@ static int l_target(lua_State *L)
         if (!ls_builtin_read(L, lua_tostring(L, 1), &t, err, sizeof err))
             ls_fail(L, "target", "%s", err);
     } else if (lua_istable(L, 1)) {
-        int base_type = lua_getfield(L, 1, "base");
-        if (base_type != LUA_TNIL) {
-            if (base_type != LUA_TSTRING)
-                ls_fail(L, "target", "'base' must be a string");
-            const char *base = lua_tostring(L, -1);
-            if (!ls_builtin_read(L, base, &t, err, sizeof err))
-                ls_fail(L, "target", "%s", err);
-            snprintf(t.name, sizeof t.name, "%.40s-custom", base);
-            if (!ls_target_read(L, 1, &t, false, "base", err, sizeof err))
-                ls_fail(L, "target", "%s", err);
-        } else if (!ls_target_read(L, 1, &t, true, NULL, err, sizeof err)) {
+        if (!ls_target_table(L, 1, &t, err, sizeof err))
             ls_fail(L, "target", "%s", err);
-        }
     } else {
         ls_fail(L, "target", "argument must be a string or a table");
     }

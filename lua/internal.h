@@ -194,4 +194,22 @@ bool ls_targets_load(lua_State *L, char *err, size_t errlen);
  * message in err. */
 bool ls_builtin_read(lua_State *L, const char *name, sp_target *out, char *err, size_t errlen);
 
+/* Reads a script's target table at idx (target.c): every field, or `base`
+ * naming a built-in target or a target file and the fields it changes
+ * (named BASE-custom unless the table names it); not checked
+ * (sp_target_check). False with a message in err. */
+bool ls_target_table(lua_State *L, int idx, sp_target *out, char *err, size_t errlen);
+
+/* ---- target files (target_file.c) ---- */
+
+/* Whether a target's name is a target file's path: it ends in ".lua". */
+bool ls_target_path(const char *name);
+
+/* Reads the target table the file at path returns (run with only KiB and
+ * MiB, at most 1 MiB of text and a million Lua instructions), as
+ * ls_target_table does; a file's `base` is a built-in target. False with
+ * "cannot open 'x.lua': ...", "x.lua:3: ..." or "x.lua: field ..." in err. */
+bool ls_target_file_read(lua_State *L, const char *path, sp_target *out, char *err,
+                         size_t errlen);
+
 #endif

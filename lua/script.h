@@ -91,9 +91,19 @@ int ls_constraint(ls_script *s, const sp_problem *p, const sp_config *c,
 
 void ls_close(ls_script *s);
 
-/* Loads a built-in target by name ("ascend910", ...). False with "unknown
- * target 'x' (known: ...)" in err otherwise. */
+/* Loads a built-in target by name ("ascend910", ...), or a target file by
+ * its path (ending in ".lua"). False with "unknown target 'x' (known: ...)"
+ * or the file's error in err otherwise. */
 bool ls_builtin_target(const char *name, sp_target *out, char *err, size_t errlen);
+
+/* Writes target t (checked first) as a target file that `target "PATH"` in a
+ * script or --target PATH loads: `return { name = ..., ... }` with every
+ * field of its kind, numbers exact. comment (may be NULL; lines split at
+ * '\n') goes on top as Lua comments; notes[i] (notes may be NULL, an entry
+ * NULL) ends the line of field sp_target_fields[i] as a comment. Written
+ * to a temporary file renamed over path; false with a reason in err. */
+bool ls_target_write(const char *path, const sp_target *t, const char *comment,
+                     const char *const *notes, char *err, size_t errlen);
 
 /* Comma-separated names of the built-in targets (static string). */
 const char *ls_builtin_names(void);

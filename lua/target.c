@@ -318,6 +318,8 @@ bool ls_builtin_read(lua_State *L, const char *name, sp_target *out, char *err, 
 {
     if (host_fn && strcmp(name, "host") == 0)
         return host_target(out, err, errlen);
+    if (ls_target_path(name))
+        return ls_target_file_read(L, name, out, err, errlen);
     int top = lua_gettop(L);
     lua_getfield(L, LUA_REGISTRYINDEX, LS_TARGETS);
     if (!lua_istable(L, -1) || lua_getfield(L, -1, name) != LUA_TTABLE) {
@@ -340,6 +342,46 @@ bool ls_builtin_read(lua_State *L, const char *name, sp_target *out, char *err, 
         return false;
     *out = t;
     return true;
+}
+
+/* Whether target tables are being read inside a target file (whose base
+ * may not be another file: no chains, no cycles). */
+static int in_file;
+
+bool ls_target_table(lua_State *L, int idx, sp_target *out, char *err, size_t errlen)
+{
+    sp_target t;
+    memset(&t, 0, sizeof t);
+    idx = lua_absindex(L, idx);
+    bool ok;
+    int base_type = lua_getfield(L, idx, "base");
+    if (base_type == LUA_TNIL) {
+        ok = ls_target_read(L, idx, &t, true, NULL, err, errlen);
+    } else if (base_type != LUA_TSTRING) {
+        snprintf(err, errlen, "'base' must be a string");
+        ok = false;
+    } else {
+        const char *base = lua_tostring(L, -1);
+        ok = !(in_file && ls_target_path(base));
+        if (!ok)
+            snprintf(err, errlen, "'base' of a target file must be a built-in target, not '%.60s'",
+                     base);
+        in_file++;
+        ok = ok && ls_builtin_read(L, base, &t, err, errlen);
+        in_file--;
+        if (ok) {
+            /* a file's name without its directory and .lua */
+            const char *slash = strrchr(base, '/');
+            const char *stem = slash ? slash + 1 : base;
+            int n = ls_target_path(stem) ? (int)strlen(stem) - 4 : (int)strlen(stem);
+            snprintf(t.name, sizeof t.name, "%.*s-custom", n > 40 ? 40 : n, stem);
+            ok = ls_target_read(L, idx, &t, false, "base", err, errlen);
+        }
+    }
+    lua_pop(L, 1);
+    if (ok)
+        *out = t;
+    return ok;
 }
 
 static int open_libs(lua_State *L)
