@@ -202,9 +202,6 @@ bool ls_target_table(lua_State *L, int idx, sp_target *out, char *err, size_t er
 
 /* ---- target files (target_file.c) ---- */
 
-/* Whether a target's name is a target file's path: it ends in ".lua". */
-bool ls_target_path(const char *name);
-
 /* Reads the target table the file at path returns (run with only KiB and
  * MiB, at most 1 MiB of text and a million Lua instructions), as
  * ls_target_table does; a file's `base` is a built-in target. False with

@@ -96,6 +96,9 @@ void ls_close(ls_script *s);
  * or the file's error in err otherwise. */
 bool ls_builtin_target(const char *name, sp_target *out, char *err, size_t errlen);
 
+/* Whether a target's name is a target file's path: it ends in ".lua". */
+bool ls_target_path(const char *name);
+
 /* Writes target t (checked first) as a target file that `target "PATH"` in a
  * script or --target PATH loads: `return { name = ..., ... }` with every
  * field of its kind, numbers exact. comment (may be NULL; lines split at

@@ -422,6 +422,27 @@ static bool build(rs_report *r, item *v, size_t n, const char *const *paths, cha
     return ok;
 }
 
+/* The report of the items all (each (group, config) with its last row, if
+ * ok); paths name their files in messages. Frees all's rows. */
+static bool report_items(items *all, const char *const *paths, size_t n, rs_report *r,
+                         char *err, size_t errlen)
+{
+    qsort(all->v, all->n, sizeof *all->v, by_config);
+    all->n = last_ok(all->v, all->n);
+    bool ok = all->n > 0;
+    if (!ok)
+        snprintf(err, errlen, "no measurements with status ok in %s%s", paths[0],
+                 n > 1 ? " and the other journals" : "");
+    if (ok) {
+        qsort(all->v, all->n, sizeof *all->v, by_journal);
+        ok = build(r, all->v, all->n, paths, err, errlen);
+    }
+    free(all->v);
+    if (!ok)
+        rs_report_free(r);
+    return ok;
+}
+
 bool rs_report_read(const char *const *paths, size_t n, rs_report *r, char *err, size_t errlen)
 {
     memset(r, 0, sizeof *r);
@@ -430,23 +451,26 @@ bool rs_report_read(const char *const *paths, size_t n, rs_report *r, char *err,
     err[0] = '\0';
     for (size_t i = 0; ok && i < n; i++)
         ok = gather(paths[i], i, &all, err, errlen);
-    if (ok) {
-        qsort(all.v, all.n, sizeof *all.v, by_config);
-        all.n = last_ok(all.v, all.n);
+    if (!ok) {
+        free(all.v);
+        return false;
     }
-    if (ok && all.n == 0) {
-        snprintf(err, errlen, "no measurements with status ok in %s%s", paths[0],
-                 n > 1 ? " and the other journals" : "");
-        ok = false;
+    return report_items(&all, paths, n, r, err, errlen);
+}
+
+bool rs_report_rows(const rs_entry *rows, size_t n, const char *what, rs_report *r, char *err,
+                    size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    err[0] = '\0';
+    items all = {malloc((n ? n : 1) * sizeof *all.v), n, n};
+    if (!all.v) {
+        snprintf(err, errlen, "out of memory");
+        return false;
     }
-    if (ok) {
-        qsort(all.v, all.n, sizeof *all.v, by_journal);
-        ok = build(r, all.v, all.n, paths, err, errlen);
-    }
-    free(all.v);
-    if (!ok)
-        rs_report_free(r);
-    return ok;
+    for (size_t i = 0; i < n; i++)
+        all.v[i] = (item){rows[i], 0};
+    return report_items(&all, &what, 1, r, err, errlen);
 }
 
 void rs_report_free(rs_report *r)

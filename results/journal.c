@@ -432,6 +432,21 @@ bool rs_journal_read(const char *path, bool search_figures, rs_cache **cache, ch
     return true;
 }
 
+bool rs_journal_signature(const char *path, rs_signature *sig, char *err, size_t errlen)
+{
+    size_t n = strlen(path);
+    char *sigpath = malloc(n + 5);
+    if (!sigpath) {
+        snprintf(err, errlen, "cannot read '%s.sig': out of memory", path);
+        return false;
+    }
+    memcpy(sigpath, path, n);
+    memcpy(sigpath + n, ".sig", 5);
+    bool ok = read_sig(sigpath, sig, err, errlen);
+    free(sigpath);
+    return ok;
+}
+
 const char *rs_journal_unit(const rs_journal *j, long *line)
 {
     if (line)

@@ -115,6 +115,11 @@ const char *rs_journal_unit(const rs_journal *j, long *line);
 bool rs_journal_read(const char *path, bool search_figures, rs_cache **cache, char *err,
                      size_t errlen);
 
+/* Reads the sidecar of the journal at path (path + ".sig"): what it was
+ * measured for. False with "cannot open 'PATH.sig': ..." or "PATH.sig:LINE:
+ * ..." in err. */
+bool rs_journal_signature(const char *path, rs_signature *sig, char *err, size_t errlen);
+
 /* Appends one row and flushes it to the OS. False with a reason in err.
  * Not thread-safe: callers serialise. */
 bool rs_journal_append(rs_journal *j, const rs_row *row, char *err, size_t errlen);
@@ -254,7 +259,72 @@ typedef struct {
  * a journal's, "PATH:LINE: ..." for a row of another unit than its group's
  * or an ok row without the model's figures, or no ok row at all. */
 bool rs_report_read(const char *const *paths, size_t n, rs_report *r, char *err, size_t errlen);
+/* The same of rows[0..n) in memory, as read from one journal named `what`
+ * in messages, their est_cycles (and load_elems) the estimates to judge. */
+bool rs_report_rows(const rs_entry *rows, size_t n, const char *what, rs_report *r, char *err,
+                    size_t errlen);
 void rs_report_free(rs_report *r);
+
+/* ---- the model's figures fitted to measurements (calibrate.c) ---- */
+
+enum {
+    RS_FIT_MAX = 24,            /* figures a fit may move, at most */
+    RS_FIT_ITERATIONS = 100,    /* the fit's iterations unless told */
+    RS_FIT_ROWS_PER_FIGURE = 2, /* rows fitted per figure fitted, at least */
+};
+
+/* What rs_calibrate fits and how. */
+typedef struct {
+    const char *const *fields; /* the figures to fit (sp_target_fields names, each one of
+                                * rs_fit_free's), every one to be identifiable; NULL: those
+                                * of the target's kind the rows pin down, the rest kept */
+    size_t nfields;
+    double holdout;            /* the share of rows (or shapes) held out, 0 to below 1 */
+    bool by_shape;             /* hold out whole shapes (at least one) */
+    unsigned long seed;        /* which: a gsl mt19937 seeded with it */
+    size_t iterations;         /* at most (0: RS_FIT_ITERATIONS) */
+} rs_fit_opts;
+
+/* One fitted figure: where it started, where it ended, its 95% interval. */
+typedef struct {
+    int field;                 /* index into sp_target_fields */
+    double start, value, lo, hi;
+} rs_fit_figure;
+
+typedef struct {
+    sp_target target;          /* the start with the fitted figures */
+    rs_fit_figure fig[RS_FIT_MAX];
+    size_t nfig;
+    int kept[RS_FIT_MAX];      /* free figures left as they were: not identifiable (fields
+                                * NULL only) */
+    size_t nkept;
+    size_t rows, shapes, fit_rows, held_rows;
+    size_t iterations;
+    double rms_before, rms_after; /* weighted rms of log(estimate/measured), fitted rows */
+    rs_fidelity before, after; /* the start's and the fit's estimates against the held-out
+                                * rows (all rows when none is held out: in_sample) */
+    bool in_sample;
+} rs_fit;
+
+/* The i-th figure a fit may move ("clock_mhz", "gm_l1.bandwidth", ...: the
+ * model's rates and latencies, and the clock when rows are in seconds), NULL
+ * past the last. */
+const char *rs_fit_free(int i);
+
+/* The model's estimate of row e on target t, in e's unit (cycles, or
+ * seconds at t's clock). */
+double rs_fit_estimate(const sp_target *t, const rs_entry *e);
+
+/* Fits the free figures of start to the ok rows[0..n) (one unit; their
+ * configs legal on start) by weighted nonlinear least squares on
+ * log(estimate/measured), each figure in log space within a millionfold of
+ * its start, each shape weighing alike; held-out rows are left out of the
+ * fit and judge it (rs_report's figures, before and after). False with one
+ * line in err: too few rows for the figures, a figure not identifiable
+ * (named), no convergence within the iterations, a fitted target that
+ * sp_target_check refuses. *out is filled either way as far as it got. */
+bool rs_calibrate(const sp_target *start, const rs_entry *rows, size_t n, const rs_fit_opts *o,
+                  rs_fit *out, char *err, size_t errlen);
 
 #pragma GCC visibility pop
 

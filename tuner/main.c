@@ -48,6 +48,10 @@ static int help(void)
             "  npu-tune plot RESULTS.csv [-o DIR]          plots of a journal (gnuplot)\n"
             "  npu-tune report JOURNAL.csv... [--format text|csv]\n"
             "                                      the model against the journals' measurements\n"
+            "  npu-tune calibrate JOURNAL.csv... [-o TARGET.lua] [--target T] [--name NAME]\n"
+            "                     [--fit FIGURE,...] [--holdout F] [--holdout-shapes] [--seed S]\n"
+            "                     [--iterations N]\n"
+            "                                      fit the model's rates to the measurements\n"
             "  npu-tune --version\n"
             "in a script: tune { search = {searches}, measure = {measures} }\n");
     return TN_OK;
@@ -59,7 +63,7 @@ static const struct {
     int (*run)(int argc, char **argv);
 } commands[] = {
     {"model", tn_model}, {"gen", tn_gen}, {"sim", tn_sim}, {"table", tn_table}, {"plot", tn_plot},
-    {"report", tn_report},
+    {"report", tn_report}, {"calibrate", tn_calibrate},
 };
 enum { NCOMMANDS = sizeof commands / sizeof *commands };
 

@@ -25,6 +25,10 @@ int tn_plot(int argc, char **argv);
  * journals' measurements. */
 int tn_report(int argc, char **argv);
 
+/* npu-tune calibrate JOURNAL.csv... [-o TARGET.lua] [...]: the model's
+ * figures fitted to the journals' measurements. */
+int tn_calibrate(int argc, char **argv);
+
 /* npu-tune gen ...: the kernel of one config, or of a shape from a table. */
 int tn_gen(int argc, char **argv);
 

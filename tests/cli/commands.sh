@@ -13,7 +13,7 @@ same "no arguments" "$err" "npu-tune: a SCRIPT.lua or a command is required (see
 run 0 --help
 has "help" "$out" "npu-tune model --target T"
 # --help of each command: its usage on stdout, exit 0; usage errors are one line
-for c in model gen sim plot table; do
+for c in model gen sim plot table report calibrate; do
     run 0 $c --help
     has "$c --help" "$out" "usage: npu-tune $c"
     same "$c --help stderr" "$err" ""
@@ -25,7 +25,7 @@ same "two scripts" "$err" "npu-tune: one SCRIPT.lua only (see 'npu-tune --help')
 run 0 --version
 has "version" "$out" "npu-tune "
 run 2 frobnicate
-same "unknown command" "$err" "npu-tune: unknown command 'frobnicate' (commands: model, gen, sim, table, plot, report; or give a SCRIPT.lua)"
+same "unknown command" "$err" "npu-tune: unknown command 'frobnicate' (commands: model, gen, sim, table, plot, report, calibrate; or give a SCRIPT.lua)"
 run 2 --frob
 same "unknown option" "$err" "npu-tune: unknown or incomplete option '--frob' (see 'npu-tune --help')"
 run 1 missing.lua

@@ -1,0 +1,625 @@
+/* calibrate.c — the model's free figures fitted to measured rows by weighted
+ * nonlinear least squares on log(estimate/measured) (GSL's multifit_nlinear). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_multifit_nlinear.h>
+#include <gsl/gsl_permutation.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
+#include "internal.h"
+
+/* The figures a fit may move: the model's rates and latencies, which the
+ * built-in targets take from data sheets or guess; not the sizes, counts
+ * and cube rates that legality and the kernels depend on. Each applies to
+ * the kinds its sp_target_fields entry names; `seconds`: only when the rows
+ * are in seconds (the clock turns the model's cycles into time). */
+static const struct {
+    const char *name;
+    bool seconds;
+} free_figures[] = {
+    {"clock_mhz", true},
+    {"gm_l1.bandwidth", false},  {"gm_l1.latency", false},  {"l1_l0a.bandwidth", false},
+    {"l1_l0a.latency", false},   {"l1_l0b.bandwidth", false}, {"l1_l0b.latency", false},
+    {"l0c_ub.bandwidth", false}, {"l0c_ub.latency", false}, {"ub_gm.bandwidth", false},
+    {"ub_gm.latency", false},    {"gm_bandwidth", false},
+    {"bandwidth.l2", false},     {"bandwidth.l3", false},   {"bandwidth.mem", false},
+    {"bandwidth.mem_shared", false}, {"fork_join", false},
+};
+enum { NFREE = sizeof free_figures / sizeof *free_figures };
+_Static_assert((int)NFREE <= (int)RS_FIT_MAX, "RS_FIT_MAX holds every free figure");
+
+/* A figure moves at most this factor away from its start either way. */
+#define REACH 1e6
+/* A figure whose start is 0 (a latency, fork_join) starts at 1. */
+#define FLOOR 1.0
+/* No row depends on a figure when moving it PROBE times up or down changes
+ * no estimate by a relative INERT; a figure is a combination of the others
+ * when the QR pivot of its unit-length Jacobian column falls below
+ * DEPENDENT. */
+#define PROBE 100.0
+/* The cosine between the residuals and a Jacobian column below which the
+ * start is taken for a minimum when no step lowers the cost. */
+#define STATIONARY 1e-6
+/* A fitted figure whose 95% interval spans more than this factor is not
+ * pinned down by the rows either. */
+#define SPREAD 1000.0
+#define INERT 1e-6
+#define DEPENDENT 1e-6
+
+static int field_index(const char *name)
+{
+    for (int i = 0; i < SP_TARGET_NFIELDS; i++)
+        if (strcmp(sp_target_fields[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+static double *figure_of(sp_target *t, int field)
+{
+    return (double *)(void *)((char *)t + sp_target_fields[field].off);
+}
+
+const char *rs_fit_free(int i)
+{
+    return i >= 0 && i < NFREE ? free_figures[i].name : NULL;
+}
+
+/* ---- the model at given figures ---- */
+
+typedef struct {
+    const sp_target *start;
+    const rs_entry *const *row; /* the rows fitted */
+    size_t n;
+    const int *field;           /* the figures fitted */
+    size_t p;
+    bool seconds;
+    double *lo, *hi;            /* each log figure's reach */
+} problem;
+
+/* The start with the figures exp(x[j]), x kept within reach. */
+static void target_at(const problem *pb, const gsl_vector *x, sp_target *t)
+{
+    *t = *pb->start;
+    for (size_t j = 0; j < pb->p; j++) {
+        double v = gsl_vector_get(x, j);
+        v = v < pb->lo[j] ? pb->lo[j] : v > pb->hi[j] ? pb->hi[j] : v;
+        *figure_of(t, pb->field[j]) = exp(v);
+    }
+}
+
+/* The model's estimate of row e on t, in e's unit. */
+static double estimate(const sp_target *t, const rs_entry *e, bool seconds)
+{
+    sp_figures f;
+    sp_model(t, &e->problem, &e->config, &f);
+    return seconds ? f.est_cycles / (t->clock_mhz * 1e6) : f.est_cycles;
+}
+
+double rs_fit_estimate(const sp_target *t, const rs_entry *e)
+{
+    return estimate(t, e, strcmp(e->unit, "s") == 0);
+}
+
+static int residuals(const gsl_vector *x, void *ctx, gsl_vector *f)
+{
+    const problem *pb = ctx;
+    sp_target t;
+    target_at(pb, x, &t);
+    for (size_t i = 0; i < pb->n; i++) {
+        double est = estimate(&t, pb->row[i], pb->seconds);
+        double r = log(est / pb->row[i]->measured);
+        if (!isfinite(r))
+            return GSL_EDOM;
+        gsl_vector_set(f, i, r);
+    }
+    return GSL_SUCCESS;
+}
+
+/* ---- which rows, which figures ---- */
+
+/* Orders rows by shape (problem name, op, M, N, K, batch, dtype). */
+static int shape_cmp(const rs_entry *a, const rs_entry *b)
+{
+    return sp_problem_cmp(&a->problem, &b->problem, true);
+}
+
+static int by_shape(const void *a, const void *b)
+{
+    const rs_entry *const *x = a, *const *y = b;
+    int c = shape_cmp(*x, *y);
+    return c ? c : (*x > *y) - (*x < *y);
+}
+
+/* Splits rows (sorted by shape) into held[i] true/false: a share of the
+ * rows, or of the shapes, chosen by a generator seeded with seed. Returns
+ * the shapes. */
+static size_t hold_out(const rs_entry *const *row, size_t n, const rs_fit_opts *o, bool *held,
+                       size_t *nheld)
+{
+    size_t shapes = 0;
+    size_t *first = malloc((n + 1) * sizeof *first);
+    size_t *pick = malloc((n ? n : 1) * sizeof *pick);
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    *nheld = 0;
+    if (!first || !pick || !rng) {
+        free(first), free(pick);
+        if (rng)
+            gsl_rng_free(rng);
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || shape_cmp(row[i - 1], row[i]) != 0)
+            first[shapes++] = i;
+    first[shapes] = n;
+    gsl_rng_set(rng, o->seed);
+    size_t units = o->by_shape ? shapes : n;
+    for (size_t i = 0; i < units; i++)
+        pick[i] = i;
+    gsl_ran_shuffle(rng, pick, units, sizeof *pick);
+    size_t take = (size_t)floor(o->holdout * (double)units + 0.5);
+    if (o->holdout > 0 && take == 0)
+        take = 1;
+    memset(held, 0, n * sizeof *held);
+    for (size_t k = 0; k < take && k < units; k++) {
+        size_t lo = o->by_shape ? first[pick[k]] : pick[k];
+        size_t hi = o->by_shape ? first[pick[k] + 1] : pick[k] + 1;
+        for (size_t i = lo; i < hi; i++)
+            held[i] = true, ++*nheld;
+    }
+    free(first), free(pick);
+    gsl_rng_free(rng);
+    return shapes;
+}
+
+/* The figures of the kind that rows in this unit can move; explicit names
+ * are checked against them. */
+static bool choose(const sp_target *t, bool seconds, const rs_fit_opts *o, int *field,
+                   size_t *p, char *err, size_t errlen)
+{
+    *p = 0;
+    for (size_t k = 0; k < (o->fields ? o->nfields : (size_t)NFREE); k++) {
+        const char *name = o->fields ? o->fields[k] : free_figures[k].name;
+        int free_i = -1;
+        for (int i = 0; i < NFREE; i++)
+            if (strcmp(free_figures[i].name, name) == 0)
+                free_i = i;
+        int f = field_index(name);
+        bool applies = f >= 0 && free_i >= 0 && (sp_target_fields[f].kinds >> t->kind & 1) &&
+                       (seconds || !free_figures[free_i].seconds);
+        if (!applies && o->fields) {
+            char names[512] = "";
+            for (int i = 0, used = 0; i < NFREE; i++) {
+                int g = field_index(free_figures[i].name);
+                if ((sp_target_fields[g].kinds >> t->kind & 1) && (seconds || !free_figures[i].seconds))
+                    used += snprintf(names + used, sizeof names - (size_t)used, "%s%s",
+                                     used ? ", " : "", free_figures[i].name);
+            }
+            snprintf(err, errlen, "'%s' is not a figure the fit can move on %s target %s with "
+                     "rows in %s (it can: %s)", name, sp_kind_name(t->kind), t->name,
+                     seconds ? "seconds" : "cycles", names);
+            return false;
+        }
+        bool dup = false;
+        for (size_t j = 0; j < *p; j++)
+            dup |= field[j] == f;
+        if (applies && !dup)
+            field[(*p)++] = f;
+    }
+    return true;
+}
+
+/* "a, b and c" of the figures field[idx[0..k)] into buf. */
+static const char *names_of(const int *field, const size_t *idx, size_t k, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < k && used < len; i++) {
+        int w = snprintf(buf + used, len - used, "%s%s", i == 0 ? "" : i + 1 == k ? " and " : ", ",
+                         sp_target_fields[field[idx[i]]].name);
+        used += w > 0 ? (size_t)w : 0;
+    }
+    return buf;
+}
+
+/* Whether no row depends on figure j near x: moved PROBE times up or down
+ * (the others kept), no row's estimate changes by a relative INERT. A
+ * probe, not the slope at x, so that a figure starting far off (a
+ * fork_join of 0) is not taken for inert. */
+static bool inert(const problem *pb, const gsl_vector *x, size_t j, gsl_vector *f0, gsl_vector *f1,
+                  gsl_vector *y)
+{
+    gsl_vector_memcpy(y, x);
+    if (residuals(y, (void *)pb, f0) != GSL_SUCCESS)
+        return false;
+    for (int s = -1; s <= 1; s += 2) {
+        gsl_vector_set(y, j, gsl_vector_get(x, j) + s * log(PROBE));
+        if (residuals(y, (void *)pb, f1) != GSL_SUCCESS)
+            return false;
+        for (size_t i = 0; i < pb->n; i++)
+            if (fabs(gsl_vector_get(f1, i) - gsl_vector_get(f0, i)) > INERT)
+                return false;
+    }
+    return true;
+}
+
+/* The figures no row depends on near x (*inert) and those that are a
+ * combination of the others there (*dep): of the weighted Jacobian J at x
+ * with its columns scaled to unit length, the QR pivots below DEPENDENT. */
+static bool judge(const problem *pb, const gsl_vector *x, const gsl_matrix *J, size_t *bad,
+                  size_t *nbad, size_t *dep, size_t *ndep)
+{
+    size_t n = J->size1, p = J->size2;
+    *nbad = *ndep = 0;
+    size_t live[RS_FIT_MAX], nlive = 0;
+    gsl_vector *f0 = gsl_vector_alloc(n), *f1 = gsl_vector_alloc(n), *y = gsl_vector_alloc(p);
+    gsl_matrix *A = gsl_matrix_alloc(n, p);
+    gsl_vector *tau = gsl_vector_alloc(p), *norm = gsl_vector_alloc(p);
+    gsl_permutation *perm = gsl_permutation_alloc(p);
+    bool ok = f0 && f1 && y && A && tau && norm && perm;
+    for (size_t j = 0; ok && j < p; j++) {
+        gsl_vector_const_view c = gsl_matrix_const_column(J, j);
+        double len = gsl_blas_dnrm2(&c.vector);
+        if (len == 0 || inert(pb, x, j, f0, f1, y)) {
+            bad[(*nbad)++] = j;
+            continue;
+        }
+        gsl_vector_view a = gsl_matrix_column(A, nlive);
+        gsl_vector_memcpy(&a.vector, &c.vector);
+        gsl_vector_scale(&a.vector, 1 / len);
+        live[nlive++] = j;
+    }
+    if (ok && nlive >= 2 && n >= nlive) {
+        gsl_matrix_view a = gsl_matrix_submatrix(A, 0, 0, n, nlive);
+        gsl_vector_view t = gsl_vector_subvector(tau, 0, nlive), m = gsl_vector_subvector(norm, 0, nlive);
+        gsl_permutation pv = {nlive, perm->data};
+        int signum;
+        ok = gsl_linalg_QRPT_decomp(&a.matrix, &t.vector, &pv, &signum, &m.vector) == GSL_SUCCESS;
+        for (size_t k = 1; ok && k < nlive; k++)
+            if (fabs(gsl_matrix_get(&a.matrix, k, k)) <= DEPENDENT)
+                dep[(*ndep)++] = live[gsl_permutation_get(&pv, k)];
+    }
+    if (f0) gsl_vector_free(f0);
+    if (f1) gsl_vector_free(f1);
+    if (y) gsl_vector_free(y);
+    if (A) gsl_matrix_free(A);
+    if (tau) gsl_vector_free(tau);
+    if (norm) gsl_vector_free(norm);
+    if (perm) gsl_permutation_free(perm);
+    return ok;
+}
+
+/* ---- the fit ---- */
+
+/* Removes the figures idx[0..k) (ascending or not) from pb's list. */
+static void drop(problem *pb, int *field, const size_t *idx, size_t k, int *kept, size_t *nkept)
+{
+    bool gone[RS_FIT_MAX] = {false};
+    for (size_t i = 0; i < k; i++)
+        gone[idx[i]] = true;
+    size_t p = 0;
+    for (size_t j = 0; j < pb->p; j++) {
+        if (gone[j])
+            kept[(*nkept)++] = field[j];
+        else
+            field[p++] = field[j];
+    }
+    pb->p = p;
+}
+
+/* The weighted sum of squared residuals at x, and the number of rows. */
+static double cost_at(const problem *pb, const gsl_vector *x, const gsl_vector *wts)
+{
+    gsl_vector *f = gsl_vector_alloc(pb->n);
+    double c = NAN;
+    if (f && residuals(x, (void *)pb, f) == GSL_SUCCESS) {
+        c = 0;
+        for (size_t i = 0; i < pb->n; i++)
+            c += gsl_vector_get(wts, i) * gsl_vector_get(f, i) * gsl_vector_get(f, i);
+    }
+    if (f)
+        gsl_vector_free(f);
+    return c;
+}
+
+/* Whether the weighted residuals f are orthogonal to every column of the
+ * weighted Jacobian J (to STATIONARY in cosine): a minimum, where the trust
+ * region finds no step that lowers the cost. */
+static bool stationary(const gsl_matrix *J, const gsl_vector *f)
+{
+    double fn = gsl_blas_dnrm2(f);
+    for (size_t j = 0; j < J->size2; j++) {
+        gsl_vector_const_view c = gsl_matrix_const_column(J, j);
+        double g;
+        gsl_blas_ddot(&c.vector, f, &g);
+        if (fabs(g) > STATIONARY * gsl_blas_dnrm2(&c.vector) * fn)
+            return false;
+    }
+    return true;
+}
+
+typedef enum { RUN_OK, RUN_FAILED, RUN_AGAIN } run_status;
+
+/* One fit of pb's figures from the start; RUN_AGAIN when figures were
+ * dropped (auto mode) and the fit must start over with the rest. */
+static run_status run(problem *pb, int *field, const gsl_vector *wts, double wsum, bool chosen,
+                      size_t iterations, rs_fit *out, char *err, size_t errlen)
+{
+    size_t n = pb->n, p = pb->p;
+    gsl_vector *x = gsl_vector_alloc(p);
+    gsl_matrix *cov = gsl_matrix_alloc(p, p);
+    gsl_multifit_nlinear_parameters par = gsl_multifit_nlinear_default_parameters();
+    gsl_multifit_nlinear_workspace *w =
+        x && cov ? gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &par, n, p) : NULL;
+    run_status st = RUN_FAILED;
+    char names[512];
+    size_t bad[RS_FIT_MAX], nbad, dep[RS_FIT_MAX], ndep;
+    if (!w) {
+        snprintf(err, errlen, "out of memory");
+        goto done;
+    }
+    for (size_t j = 0; j < p; j++) {
+        double v = *figure_of((sp_target *)pb->start, field[j]);
+        double s = log(v > 0 ? v : FLOOR);
+        gsl_vector_set(x, j, s);
+        pb->lo[j] = s - log(REACH);
+        pb->hi[j] = s + log(REACH);
+    }
+    gsl_multifit_nlinear_fdf fdf = {.f = residuals, .n = n, .p = p, .params = pb};
+    int status = gsl_multifit_nlinear_winit(x, wts, &fdf, w);
+    if (status != GSL_SUCCESS) {
+        snprintf(err, errlen, "the model has no finite estimate at the start figures (%s)",
+                 gsl_strerror(status));
+        goto done;
+    }
+    /* At the start: figures no row moves, figures the others make up. */
+    gsl_matrix *J = gsl_multifit_nlinear_jac(w);
+    if (!judge(pb, x, J, bad, &nbad, dep, &ndep)) {
+        snprintf(err, errlen, "out of memory");
+        goto done;
+    }
+    if (nbad || ndep) {
+        size_t all[RS_FIT_MAX];
+        memcpy(all, bad, nbad * sizeof *bad);
+        memcpy(all + nbad, dep, ndep * sizeof *dep);
+        if (chosen) {
+            snprintf(err, errlen, "%s %s not identifiable from these rows (%s): fit without %s",
+                     names_of(field, all, nbad + ndep, names, sizeof names),
+                     nbad + ndep == 1 ? "is" : "are",
+                     nbad ? (nbad + ndep == 1 ? "no row depends on it" : "no row depends on them")
+                          : "they only act together with the others",
+                     nbad + ndep == 1 ? "it" : "them");
+            goto done;
+        }
+        drop(pb, field, all, nbad + ndep, out->kept, &out->nkept);
+        st = RUN_AGAIN;
+        goto done;
+    }
+    out->rms_before = sqrt(cost_at(pb, x, wts) / wsum);
+    int info;
+    status = gsl_multifit_nlinear_driver(iterations, 1e-8, 1e-8, 0.0, NULL, NULL, &info, w);
+    out->iterations = gsl_multifit_nlinear_niter(w);
+    if (status == GSL_EMAXITER && info == GSL_ENOPROG && out->iterations == 0 &&
+        stationary(gsl_multifit_nlinear_jac(w), gsl_multifit_nlinear_residual(w)))
+        status = GSL_SUCCESS; /* no step from the start helps: it is the minimum already */
+    if (status != GSL_SUCCESS) {
+        snprintf(err, errlen, "the fit of %zu figures to %zu rows did not converge%s (%s)", p, n,
+                 status == GSL_EMAXITER ? " within its iterations" : "", gsl_strerror(status));
+        goto done;
+    }
+    /* At the solution: still every figure pinned, none at its reach. */
+    J = gsl_multifit_nlinear_jac(w);
+    const gsl_vector *sol = gsl_multifit_nlinear_position(w);
+    if (!judge(pb, sol, J, bad, &nbad, dep, &ndep)) {
+        snprintf(err, errlen, "out of memory");
+        goto done;
+    }
+    size_t edge[RS_FIT_MAX], nedge = 0;
+    for (size_t j = 0; j < p; j++)
+        if (gsl_vector_get(sol, j) <= pb->lo[j] || gsl_vector_get(sol, j) >= pb->hi[j])
+            edge[nedge++] = j;
+    if (nbad || ndep || nedge) {
+        const size_t *which = nedge ? edge : nbad ? bad : dep;
+        size_t k = nedge ? nedge : nbad ? nbad : ndep;
+        if (chosen) {
+            snprintf(err, errlen, "%s %s not identifiable from these rows (%s): fit without %s",
+                     names_of(field, which, k, names, sizeof names), k == 1 ? "is" : "are",
+                     nedge ? "the fit runs off to a million times the start" :
+                     nbad ? (k == 1 ? "no row depends on it at the fit"
+                                    : "no row depends on them at the fit") :
+                            "they only act together with the others at the fit",
+                     k == 1 ? "it" : "them");
+            goto done;
+        }
+        drop(pb, field, which, k, out->kept, &out->nkept);
+        st = RUN_AGAIN;
+        goto done;
+    }
+    double chisq = cost_at(pb, sol, wts);
+    out->rms_after = sqrt(chisq / wsum);
+    if (gsl_multifit_nlinear_covar(J, 0.0, cov) != GSL_SUCCESS) {
+        snprintf(err, errlen, "the fit's covariance is singular");
+        goto done;
+    }
+    /* The weights are not variances: the residuals' own scale, chisq / dof,
+     * and Student's t for the 95% interval. */
+    double dof = (double)(n - p), s2 = chisq / dof, t975 = gsl_cdf_tdist_Pinv(0.975, dof);
+    rs_fit_figure fig[RS_FIT_MAX];
+    size_t loose[RS_FIT_MAX], nloose = 0;
+    for (size_t j = 0; j < p; j++) {
+        double v = gsl_vector_get(sol, j), half = t975 * sqrt(s2 * gsl_matrix_get(cov, j, j));
+        fig[j] = (rs_fit_figure){.field = field[j],
+                                 .start = *figure_of((sp_target *)pb->start, field[j]),
+                                 .value = exp(v), .lo = exp(v - half), .hi = exp(v + half)};
+        if (!(fig[j].hi / fig[j].lo <= SPREAD))
+            loose[nloose++] = j;
+    }
+    if (nloose && chosen) {
+        snprintf(err, errlen, "%s %s not identifiable from these rows (%s 95%% interval%s more "
+                 "than a factor of %g): fit without %s",
+                 names_of(field, loose, nloose, names, sizeof names), nloose == 1 ? "is" : "are",
+                 nloose == 1 ? "its" : "their", nloose == 1 ? " spans" : "s span", SPREAD,
+                 nloose == 1 ? "it" : "them");
+        goto done;
+    }
+    if (nloose) { /* the loosest goes: without it the others may be pinned */
+        size_t worst = loose[0];
+        for (size_t k = 1; k < nloose; k++)
+            if (!(fig[loose[k]].hi / fig[loose[k]].lo <= fig[worst].hi / fig[worst].lo))
+                worst = loose[k];
+        drop(pb, field, &worst, 1, out->kept, &out->nkept);
+        st = RUN_AGAIN;
+        goto done;
+    }
+    target_at(pb, sol, &out->target);
+    out->nfig = p;
+    memcpy(out->fig, fig, p * sizeof *fig);
+    st = RUN_OK;
+done:
+    if (w) gsl_multifit_nlinear_free(w);
+    if (x) gsl_vector_free(x);
+    if (cov) gsl_matrix_free(cov);
+    return st;
+}
+
+/* Judges the rows at target t: their estimates into copies whose
+ * est_cycles the report compares. */
+static bool accuracy(const sp_target *t, const rs_entry *const *row, const bool *held, bool want,
+                     size_t n, rs_fidelity *f, char *err, size_t errlen)
+{
+    rs_entry *copy = malloc((n ? n : 1) * sizeof *copy);
+    if (!copy) {
+        snprintf(err, errlen, "out of memory");
+        return false;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!held || held[i] == want) {
+            copy[k] = *row[i];
+            copy[k].est_cycles = estimate(t, row[i], false);
+            copy[k].line = (long)k + 2;
+            k++;
+        }
+    rs_report r;
+    bool ok = rs_report_rows(copy, k, "the rows", &r, err, errlen);
+    if (ok) {
+        *f = r.all;
+        rs_report_free(&r);
+    }
+    free(copy);
+    return ok;
+}
+
+bool rs_calibrate(const sp_target *start, const rs_entry *rows, size_t n, const rs_fit_opts *o,
+                  rs_fit *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    out->target = *start;
+    err[0] = '\0';
+    if (n == 0) {
+        snprintf(err, errlen, "no rows to fit");
+        return false;
+    }
+    if (!(o->holdout >= 0 && o->holdout < 1)) {
+        snprintf(err, errlen, "the share held out must be from 0 to below 1, not %g", o->holdout);
+        return false;
+    }
+    const char *unit = rows[0].unit;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(rows[i].unit, unit) != 0 || strcmp(rows[i].status, "ok") != 0 ||
+            !(rows[i].measured > 0) || !isfinite(rows[i].measured)) {
+            snprintf(err, errlen, "row %zu (line %ld) is not an ok measurement in %s", i,
+                     rows[i].line, unit);
+            return false;
+        }
+    bool seconds = strcmp(unit, "s") == 0;
+    int field[RS_FIT_MAX];
+    problem pb = {.start = start, .seconds = seconds, .field = field};
+    if (!choose(start, seconds, o, field, &pb.p, err, errlen))
+        return false;
+    const rs_entry **row = malloc(n * sizeof *row);
+    const rs_entry **fit = malloc(n * sizeof *fit);
+    bool *held = malloc(n * sizeof *held);
+    gsl_vector *wts = gsl_vector_alloc(n);
+    double lo[RS_FIT_MAX], hi[RS_FIT_MAX];
+    pb.lo = lo, pb.hi = hi;
+    bool ok = row && fit && held && wts;
+    if (!ok)
+        snprintf(err, errlen, "out of memory");
+    for (size_t i = 0; ok && i < n; i++)
+        row[i] = &rows[i];
+    if (ok) {
+        qsort(row, n, sizeof *row, by_shape);
+        out->rows = n;
+        out->shapes = hold_out(row, n, o, held, &out->held_rows);
+        ok = out->shapes > 0;
+        if (!ok)
+            snprintf(err, errlen, "out of memory");
+    }
+    if (ok && o->by_shape && o->holdout > 0 && out->shapes < 2) {
+        snprintf(err, errlen, "holding out whole shapes needs rows of two shapes at least; "
+                 "these are of one");
+        ok = false;
+    }
+    /* The rows fitted, each shape weighing alike whatever its rows. */
+    double wsum = 0;
+    for (size_t i = 0, lo_i = 0; ok && i <= n; i++) {
+        if (i < n && (i == 0 || shape_cmp(row[i - 1], row[i]) == 0))
+            continue;
+        size_t k = 0;
+        for (size_t j = lo_i; j < i; j++)
+            k += !held[j];
+        for (size_t j = lo_i; j < i; j++)
+            if (!held[j]) {
+                gsl_vector_set(wts, pb.n, 1.0 / (double)k);
+                wsum += 1.0 / (double)k;
+                fit[pb.n++] = row[j];
+            }
+        lo_i = i;
+    }
+    out->fit_rows = pb.n;
+    pb.row = fit;
+    size_t iterations = o->iterations ? o->iterations : RS_FIT_ITERATIONS;
+    run_status st = RUN_AGAIN;
+    while (ok && st == RUN_AGAIN) {
+        if (pb.p == 0) {
+            char kept[512];
+            size_t idx[RS_FIT_MAX];
+            for (size_t j = 0; j < out->nkept; j++)
+                idx[j] = j;
+            snprintf(err, errlen, "no figure is identifiable from these %zu rows (%s: no row "
+                     "depends on them, or only together)", pb.n,
+                     out->nkept ? names_of(out->kept, idx, out->nkept, kept, sizeof kept) : "none");
+            ok = false;
+            break;
+        }
+        if (pb.n < RS_FIT_ROWS_PER_FIGURE * pb.p) {
+            snprintf(err, errlen, "%zu rows are too few to fit %zu figures (%zu at least: %d "
+                     "per figure)", pb.n, pb.p, RS_FIT_ROWS_PER_FIGURE * pb.p,
+                     RS_FIT_ROWS_PER_FIGURE);
+            ok = false;
+            break;
+        }
+        gsl_vector_view wv = gsl_vector_subvector(wts, 0, pb.n);
+        st = run(&pb, field, &wv.vector, wsum, o->fields != NULL, iterations, out, err, errlen);
+        ok = st != RUN_FAILED;
+    }
+    /* the fitted target must be one scripts accept */
+    ok = ok && sp_target_check(&out->target, err, errlen);
+    if (ok) {
+        bool any = out->held_rows > 0;
+        out->in_sample = !any;
+        ok = accuracy(start, row, any ? held : NULL, true, n, &out->before, err, errlen) &&
+             accuracy(&out->target, row, any ? held : NULL, true, n, &out->after, err, errlen);
+    }
+    free(row), free(fit), free(held);
+    if (wts)
+        gsl_vector_free(wts);
+    return ok;
+}

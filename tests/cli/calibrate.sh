@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# calibrate.sh — `npu-tune calibrate`: a simulator journal fitted, the target file it
+# writes loaded by a script and by --target (the same figures), the same file again
+# for the same input; and what it refuses in one line, writing nothing: journals of
+# two targets, an output that is an input, empty, foreign and broken journals, a
+# huge line, too few rows, no convergence, a figure the rows cannot pin.
+# Usage: calibrate.sh NPU_TUNE
+set -u
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+. "$(dirname "$0")/../lib.sh"
+
+# script NAME TARGET SHAPES CORES: a random search of budget 40 on the simulator.
+script() {
+    cat >"$work/$1.lua" <<EOF
+target $2
+matmul { name = "p", shapes = { $3 } }
+space { m = multiples(16, 256), n = multiples(16, 256), k = multiples(16, 256),
+        double_buffer = { false, true }, cores = { $4 }, split = { "M", "N" } }
+tune { measure = "sim", search = "random", budget = 40, results = "$1.csv", table = "$1-table.csv" }
+EOF
+}
+script j '"ascend910"' '{256, 256, 256}, {512, 768, 768}, {200, 1000, 64}, {384, 384, 64}' 1
+run 0 --quiet j.lua
+script k '"ascend310"' '{256, 256, 256}' 1
+run 0 --quiet k.lua
+
+# --- the fit, and its target file ---
+run 0 calibrate j.csv -o c.lua
+has "fitted from" "$out" "calibrated ascend910 from 160 rows of 4 shapes in 1 journal (sim, cycles): fitted 120, held out 40"
+has "intervals" "$out" "95% interval"
+has "kept" "$out" "kept as they are (the rows do not pin them down): gm_bandwidth"
+has "judged" "$out" "held-out rows (40):"
+has "written" "$out" "wrote target ascend910-calibrated to c.lua (a script loads it with: target \"c.lua\")"
+same "stderr" "$err" ""
+text=$(cat "$work/c.lua")
+has "file" "$text" "return {"
+has "note" "$text" "-- fitted: start 64, 95% interval"
+# each printed figure is the file's, to the digits printed
+while read -r name start fitted rest; do
+    key=${name#*.}
+    group=${name%%.*}
+    value=$(awk -v g="$group" -v k="$key" '
+        $1 == g && $2 == "=" && $3 == "{" { in_g = 1; next }
+        in_g && $1 == "}," { in_g = 0 }
+        in_g && $1 == k { v = $3; sub(/,$/, "", v); print v }' "$work/c.lua")
+    same "$name in the file" "$(printf '%.6g' "$value")" "$fitted"
+done < <(sed -n '/^  figure/,/^$/p' "$work/.out" | sed '1d;$d' | grep -v '^  kept')
+# a script loads it: the run is of the calibrated target
+cat >"$work/use.lua" <<'EOF'
+target "c.lua"
+matmul { name = "p", shapes = { {256, 256, 256} } }
+tune { measure = "model", budget = 4, results = "use.csv", table = "use-table.csv" }
+EOF
+run 0 --quiet use.lua
+has "its name in the table" "$(sed -n 2p "$work/use-table.csv")" "# target ascend910-calibrated kind=npu"
+# the same figures through --target, and the table's target line
+bw=$(awk '$1 == "gm_l1" { getline; v = $3; sub(/,$/, "", v); print v }' "$work/c.lua")
+has "gm_l1 in the table" "$(sed -n 2p "$work/use-table.csv")" "gm_l1.bandwidth=$bw "
+run 0 model --target c.lua --shape 256x256x256
+# the same input, the same file; whole shapes held out
+cp "$work/c.lua" "$work/c1.lua"
+run 0 calibrate j.csv -o c.lua
+same_file "again" "$work/c.lua" "$work/c1.lua"
+run 0 calibrate j.csv --holdout-shapes --holdout 0.5 --seed 3
+has "whole shapes" "$out" "held out 80 (whole shapes)"
+# from the calibrated target: its signature is not the journal's, so only by --target
+run 0 calibrate j.csv --target c.lua --name again -o d.lua
+has "named" "$out" "wrote target again to d.lua"
+
+# --- refused, in one line, nothing written ---
+refused() { # CODE WHAT PATTERN ARGS...: exit CODE, one line holding PATTERN, no out.lua
+    local code=$1 what=$2 pattern=$3
+    shift 3
+    run "$code" calibrate "$@"
+    has "$what" "$err" "$pattern"
+    same "$what: one line" "$(printf '%s\n' "$err" | wc -l)" 1
+    absent "$what: no output" "$work/out.lua"
+}
+refused 1 "two targets" "npu-tune: calibrate: j.csv is of target ascend910 measured with sim in cycles, k.csv of target ascend310 with sim in cycles: calibrate the journals of one target and backend together" j.csv k.csv -o out.lua
+refused 1 "output is the target" "is the target" j.csv --target c.lua -o c.lua
+refused 2 "not a .lua" "-o must name a target file ending in .lua" j.csv -o out.txt
+refused 2 "no journal" "a JOURNAL.csv is required" -o out.lua
+refused 2 "holdout 1" "--holdout '1' must be a share from 0 to below 1" j.csv --holdout 1 -o out.lua
+refused 2 "holdout nan" "--holdout 'nan' must be a share" j.csv --holdout nan -o out.lua
+refused 2 "shapes of none" "--holdout-shapes needs a share above 0" j.csv --holdout-shapes --holdout 0 -o out.lua
+refused 2 "iterations 0" "--iterations '0' must be an integer from 1 to 100000" j.csv --iterations 0 -o out.lua
+refused 2 "seed -1" "--seed '-1' must be a non-negative integer" j.csv --seed -1 -o out.lua
+refused 2 "bad name" "--name must be 1 to 40 characters" j.csv --name 'a b' -o out.lua
+refused 1 "missing" "npu-tune: calibrate: cannot open 'none.csv': No such file or directory" none.csv -o out.lua
+: >"$work/empty.csv"
+refused 1 "empty" "empty.csv: empty file, not an npu-tune journal" empty.csv -o out.lua
+printf 'a,b\n1,2\n' >"$work/other.csv"
+refused 1 "not a journal" "other.csv:1: columns are not the npu-tune journal's" other.csv -o out.lua
+head -n 1 "$work/j.csv" >"$work/header.csv"
+refused 1 "no rows" "no measurements in header.csv" header.csv -o out.lua
+# measurements that are not positive numbers: the line named
+for bad in nan -5 0 1e999; do
+    awk -F, -v OFS=, -v b="$bad" 'NR == 3 { $19 = b } { print }' "$work/j.csv" >"$work/bad.csv"
+    refused 1 "measured $bad" "bad.csv:3: field 'measured'" bad.csv -o out.lua
+done
+# a huge line: refused by line, not read into a fit
+{ cat "$work/header.csv"; head -c 20000000 /dev/zero | tr '\0' 'x'; echo; } >"$work/huge.csv"
+refused 1 "huge line" "huge.csv:2:" huge.csv -o out.lua
+# too few rows, no convergence, a figure no row depends on
+head -n 6 "$work/j.csv" >"$work/few.csv"
+refused 1 "too few" "rows are too few to fit" few.csv -o out.lua
+refused 1 "not converged" "did not converge within its iterations" j.csv --iterations 1 -o out.lua
+refused 1 "not identifiable" "gm_bandwidth is not identifiable from these rows (no row depends on it): fit without it" j.csv --fit gm_l1.bandwidth,gm_bandwidth -o out.lua
+refused 1 "not a figure" "'cores' is not a figure the fit can move on npu target ascend910 with rows in cycles" j.csv --fit cores -o out.lua
+# another target's figures under the journal's name
+cp "$work/j.csv" "$work/sig.csv"
+sed 's/^target_sig=.*/target_sig=0123456789abcdef/' "$work/j.csv.sig" >"$work/sig.csv.sig"
+refused 1 "signature" "sig.csv was measured on target ascend910 signed 0123456789abcdef, the target ascend910 here is signed" sig.csv -o out.lua
+run 0 calibrate sig.csv --target ascend910
+# a derived target has no built-in figures: --target
+script m '{ base = "ascend910", l1 = 512 * KiB }' '{256, 256, 256}, {384, 384, 64}' 1
+run 0 --quiet m.lua
+refused 1 "derived" "m.csv was measured on target ascend910-custom: unknown target 'ascend910-custom'" m.csv -o out.lua
+has "derived: the way out" "$err" "give its figures with --target FILE.lua"
+
+finish

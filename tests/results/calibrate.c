@@ -1,0 +1,248 @@
+/* calibrate.c — the fit of the model's figures: rows made from the model at
+ * known figures (plus noise) give those figures back within the intervals;
+ * too few rows, no convergence and figures the rows cannot pin say so. */
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "fixtures.h"
+#include "results.h"
+#include "synthetic.h"
+
+static char err[1024];
+
+static double *field(sp_target *t, const char *name)
+{
+    for (int i = 0; i < SP_TARGET_NFIELDS; i++)
+        if (strcmp(sp_target_fields[i].name, name) == 0)
+            return (double *)(void *)((char *)t + sp_target_fields[i].off);
+    return NULL;
+}
+
+/* The figures named in `moved` (NULL-terminated) are fitted with an
+ * interval that holds the truth and is narrower than 2.5 times (hi / lo);
+ * every other fitted figure (left at its truth: the rows pin it loosely, and
+ * the model's kinks make the intervals approximate) has the truth within
+ * 1.5 times its interval; the fit judges better than the start. */
+static void recovered(const rs_fit *fit, sp_target truth, const char *const *moved)
+{
+    CHECK(fit->nfig > 0);
+    for (const char *const *m = moved; *m; m++) {
+        bool found = false;
+        for (size_t j = 0; j < fit->nfig; j++)
+            found |= strcmp(sp_target_fields[fit->fig[j].field].name, *m) == 0;
+        if (!found)
+            printf("%s: not fitted\n", *m);
+        CHECK(found);
+    }
+    for (size_t j = 0; j < fit->nfig; j++) {
+        const rs_fit_figure *f = &fit->fig[j];
+        const char *name = sp_target_fields[f->field].name;
+        bool strict = false;
+        for (const char *const *m = moved; *m; m++)
+            strict |= strcmp(*m, name) == 0;
+        double want = *field(&truth, name);
+        bool in = strict ? f->lo <= want && want <= f->hi && f->hi / f->lo < 2.5
+                         : f->lo / 1.5 <= want && want <= 1.5 * f->hi;
+        if (!in)
+            printf("%s: truth %g, fitted %g in [%g, %g]\n", name, want, f->value, f->lo, f->hi);
+        CHECK(in);
+    }
+    CHECK(fit->after.error_median < fit->before.error_median);
+    CHECK(fit->after.error_median < 0.05);
+    CHECK(fit->rms_after < fit->rms_before);
+}
+
+static void show(const rs_fit *fit);
+
+/* rs_calibrate that must succeed; the fit is shown. */
+static bool fits(const sp_target *start, const rs_entry *rows, size_t n, const rs_fit_opts *o,
+                 rs_fit *fit)
+{
+    bool ok = rs_calibrate(start, rows, n, o, fit, err, sizeof err);
+    if (!ok)
+        printf("%s\n", err);
+    CHECK(ok);
+    show(fit);
+    return ok;
+}
+
+static void show(const rs_fit *fit)
+{
+    for (size_t j = 0; j < fit->nfig; j++)
+        printf("  %-20s %10.4g -> %10.4g  [%g, %g]\n", sp_target_fields[fit->fig[j].field].name,
+               fit->fig[j].start, fit->fig[j].value, fit->fig[j].lo, fit->fig[j].hi);
+    for (size_t j = 0; j < fit->nkept; j++)
+        printf("  kept %s\n", sp_target_fields[fit->kept[j]].name);
+}
+
+/* NPU rows in cycles over 1 to 32 cores, from perturbed figures. */
+static void npu(gsl_rng *rng)
+{
+    const char *const *names;
+    sp_target start = fx_ascend910(), truth = synth_npu_truth(&start, &names);
+    sp_space s = synth_npu_space();
+    const long shapes[][3] = {{512, 768, 768}, {256, 1024, 256}, {1024, 1024, 128},
+                              {200, 1000, 64}, {3136, 64, 576}, {384, 384, 64}};
+    rs_entry *rows = malloc(6 * 80 * sizeof *rows);
+    size_t n = 0;
+    for (int i = 0; i < 6; i++) {
+        sp_problem p = fx_problem(shapes[i][0], shapes[i][1], shapes[i][2], 1, SP_FP16);
+        synth_shape(&start, &truth, &p, &s, 80, 0.02, false, rng, rows, &n);
+    }
+    CHECK_INT(n, 480);
+
+    /* the figures named: each recovered */
+    rs_fit_opts o = {.fields = names, .nfields = 5, .holdout = 0.25, .seed = 7};
+    rs_fit fit;
+    fits(&start, rows, n, &o, &fit);
+    CHECK_INT(fit.nfig, 5);
+    CHECK_INT(fit.rows, 480);
+    CHECK_INT(fit.held_rows, 120);
+    CHECK_INT(fit.fit_rows, 360);
+    CHECK(!fit.in_sample);
+    recovered(&fit, truth, names);
+    /* the fitted target holds them, the others as they were */
+    CHECK_DBL(fit.target.path[SP_GM_L1].bandwidth, fit.fig[0].value);
+    CHECK_DBL(fit.target.path[SP_L1_L0A].bandwidth, start.path[SP_L1_L0A].bandwidth);
+    CHECK_INT(fit.target.cores, 32);
+
+    /* the same again: the same fit; whole shapes held out */
+    rs_fit again;
+    CHECK(rs_calibrate(&start, rows, n, &o, &again, err, sizeof err));
+    CHECK(memcmp(&again.target, &fit.target, sizeof fit.target) == 0);
+    o.by_shape = true;
+    CHECK(rs_calibrate(&start, rows, n, &o, &again, err, sizeof err));
+    CHECK(again.held_rows % 80 == 0 && again.held_rows >= 80 && again.held_rows < n);
+    recovered(&again, truth, names);
+
+    /* left to choose: the figures that are pinned are recovered, the rest kept */
+    o = (rs_fit_opts){.holdout = 0.25, .seed = 7};
+    fits(&start, rows, n, &o, &fit);
+    CHECK(fit.nfig >= 5);
+    CHECK_INT(fit.nfig + fit.nkept, 11);
+    recovered(&fit, truth, names);
+
+    /* not converged within one iteration: says so */
+    o = (rs_fit_opts){.fields = names, .nfields = 5, .iterations = 1};
+    CHECK(!rs_calibrate(&start, rows, n, &o, &fit, err, sizeof err));
+    CHECK_STR(err, "the fit of 5 figures to 480 rows did not converge within its iterations "
+                   "(exceeded max number of iterations)");
+
+    /* too few rows for the figures */
+    o = (rs_fit_opts){.fields = names, .nfields = 5};
+    CHECK(!rs_calibrate(&start, rows, 9, &o, &fit, err, sizeof err));
+    CHECK_STR(err, "9 rows are too few to fit 5 figures (10 at least: 2 per figure)");
+
+    /* holding out whole shapes of one shape */
+    o = (rs_fit_opts){.fields = names, .nfields = 2, .holdout = 0.5, .by_shape = true};
+    CHECK(!rs_calibrate(&start, rows, 40, &o, &fit, err, sizeof err));
+    CHECK_STR(err, "holding out whole shapes needs rows of two shapes at least; these are of one");
+
+    /* a figure no row depends on: the single-core rows never share GM */
+    size_t single = 0;
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].config.cores == 1)
+            rows[single++] = rows[i];
+    o = (rs_fit_opts){.fields = names, .nfields = 5};
+    CHECK(!rs_calibrate(&start, rows, single, &o, &fit, err, sizeof err));
+    CHECK_STR(err, "gm_bandwidth is not identifiable from these rows (no row depends on it): "
+                   "fit without it");
+    /* a field that is no free figure, or not of the kind */
+    const char *const cores_f[] = {"cores"}, *const fj[] = {"fork_join"},
+                      *const clock[] = {"clock_mhz"};
+    o = (rs_fit_opts){.fields = cores_f, .nfields = 1};
+    CHECK(!rs_calibrate(&start, rows, n, &o, &fit, err, sizeof err));
+    CHECK_PREFIX(err, "'cores' is not a figure the fit can move on npu target ascend910 with "
+                      "rows in cycles (it can: gm_l1.bandwidth, gm_l1.latency, ");
+    o.fields = fj;
+    CHECK(!rs_calibrate(&start, rows, n, &o, &fit, err, sizeof err));
+    CHECK_PREFIX(err, "'fork_join' is not a figure");
+    o.fields = clock; /* the clock only scales seconds */
+    CHECK(!rs_calibrate(&start, rows, n, &o, &fit, err, sizeof err));
+    CHECK_PREFIX(err, "'clock_mhz' is not a figure");
+    o = (rs_fit_opts){.holdout = 1};
+    CHECK(!rs_calibrate(&start, rows, n, &o, &fit, err, sizeof err));
+    CHECK_STR(err, "the share held out must be from 0 to below 1, not 1");
+    /* a row that is no measurement */
+    rows[3].measured = NAN;
+    o = (rs_fit_opts){0};
+    CHECK(!rs_calibrate(&start, rows, n, &o, &fit, err, sizeof err));
+    CHECK_HAS(err, "is not an ok measurement in cycles");
+    CHECK(!rs_calibrate(&start, rows, 0, &o, &fit, err, sizeof err));
+    CHECK_STR(err, "no rows to fit");
+    free(rows);
+    sp_space_free(&s);
+}
+
+/* CPU rows in seconds: the clock and the cache rates, fork_join from 0. */
+static void cpu(gsl_rng *rng)
+{
+    sp_target start = fx_box(), truth = start;
+    truth.clock_mhz = 2400;
+    truth.cpu.bw_l2 = 20;
+    truth.cpu.bw_l3 = 11;
+    truth.cpu.bw_mem = 6;
+    truth.cpu.fork_join = 8000;
+    const int32_t cores[] = {1, 2, 4};
+    const sp_split splits[] = {SP_SPLIT_M, SP_SPLIT_N};
+    sp_space s = fx_space(1, 0, cores, 3, splits, 2);
+    const int32_t mv[] = {24, 48, 96, 192, 384}, nv[] = {32, 64, 128, 256, 512},
+                  kv[] = {32, 64, 128, 256, 512, 1024};
+    s.m = fx_axis(mv, 5), s.n = fx_axis(nv, 5), s.k = fx_axis(kv, 6);
+    sp_micro micro[] = {{6, 16}, {4, 16}, {8, 8}};
+    s.micro = micro, s.nmicro = 3;
+    const long shapes[][3] = {{512, 768, 768}, {64, 64, 64}, {1024, 1024, 256},
+                              {3136, 64, 576}, {2048, 2048, 512}};
+    rs_entry *rows = malloc(5 * 100 * sizeof *rows);
+    size_t n = 0;
+    for (int i = 0; i < 5; i++) {
+        sp_problem p = fx_problem(shapes[i][0], shapes[i][1], shapes[i][2], 1, SP_FP32);
+        synth_shape(&start, &truth, &p, &s, 100, 0.02, true, rng, rows, &n);
+    }
+    CHECK(n > 300);
+    rs_fit_opts o = {.holdout = 0.2, .seed = 3};
+    rs_fit fit;
+    fits(&start, rows, n, &o, &fit);
+    const char *const moved[] = {"clock_mhz", "bandwidth.l2", "bandwidth.l3", "bandwidth.mem",
+                                 "fork_join", NULL};
+    recovered(&fit, truth, moved);
+    /* rows in seconds are estimated at the target's clock */
+    sp_figures f;
+    sp_model(&start, &rows[0].problem, &rows[0].config, &f);
+    CHECK_DBL(rs_fit_estimate(&start, &rows[0]), f.est_cycles / (start.clock_mhz * 1e6));
+    s.micro = NULL, s.nmicro = 0;
+    sp_space_free(&s);
+    free(rows);
+}
+
+/* Every free figure is a number field of the target table. */
+static void figures(void)
+{
+    int n = 0;
+    for (int i = 0; rs_fit_free(i); i++, n++) {
+        int f = -1;
+        for (int j = 0; j < SP_TARGET_NFIELDS; j++)
+            if (strcmp(sp_target_fields[j].name, rs_fit_free(i)) == 0)
+                f = j;
+        CHECK(f >= 0);
+        if (f >= 0)
+            CHECK_INT(sp_target_fields[f].type, SP_FIELD_NUM);
+    }
+    CHECK(n > 0 && n <= RS_FIT_MAX);
+    CHECK(rs_fit_free(-1) == NULL);
+}
+
+int main(void)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 42);
+    figures();
+    npu(rng);
+    cpu(rng);
+    gsl_rng_free(rng);
+    return CHECK_DONE();
+}
