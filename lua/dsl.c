@@ -739,6 +739,7 @@ bool ls_tune_reset(ls_script *s)
     t->seed = 1;
     t->timeout = 60;
     t->verify = true;
+    t->calibrate = -1;
     t->script_timeout = 60;
     t->constraint_timeout = 60;
     return ok;
@@ -815,7 +816,7 @@ static int l_tune(lua_State *L)
     static const char *const keys[] = {"measure", "search",         "budget",
                                        "results", "table",          "seed",
                                        "timeout", "script_timeout", "constraint_timeout",
-                                       "verify",  NULL};
+                                       "verify",  "calibrate",      NULL};
     ls_script *s = ls_script_of(L);
     char where[LS_WHERE_MAX];
     begin_once(L, "tune", s->have_tune, s->tune_where, where);
@@ -867,6 +868,13 @@ static int l_tune(lua_State *L)
         if (lua_type(L, -1) != LUA_TBOOLEAN)
             ls_fail(L, "tune", "'verify' must be true or false");
         t->verify = lua_toboolean(L, -1);
+    }
+    lua_pop(L, 1);
+
+    if (get(L, "calibrate")) {
+        if (lua_type(L, -1) != LUA_TBOOLEAN)
+            ls_fail(L, "tune", "'calibrate' must be true or false");
+        t->calibrate = lua_toboolean(L, -1);
     }
     lua_pop(L, 1);
 

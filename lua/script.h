@@ -44,6 +44,9 @@ typedef struct {
     double timeout;       /* seconds per candidate, > 0 */
     bool verify;          /* check each winner's result (false: a board that cannot
                            * return C; its table rows say verified 0) */
+    int calibrate;        /* refit the model to the run's measurements after each batch
+                           * and rank by it: 1, 0, or -1 when the script does not say
+                           * (the backend decides: ms_backend.calibrates) */
     double script_timeout;     /* seconds the script file may run, > 0 */
     double constraint_timeout; /* seconds all constraint calls may take together, > 0 */
 } ls_tune;

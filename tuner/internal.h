@@ -19,6 +19,8 @@
  * Fixed (not the thread count) so that a run does not depend on threads. */
 #define TN_BATCH 8
 
+typedef struct tn_fits tn_fits;
+
 typedef struct {
     ls_script *script;
     ms_backend *backend;
@@ -36,7 +38,43 @@ typedef struct {
      * before tuning */
     bool have_peak;
     ms_peak peak;
+    tn_fits *fits;              /* tune { calibrate }: the refits, NULL when off */
 } tn_session;
+
+/* ---- tune { calibrate = true } (fits.c) ---- */
+
+/* The refits of a run whose journal is at `journal` (signed sig; resumed:
+ * it had rows), each starting from the script's target `start`. The record
+ * JOURNAL.fit (none for a journal written through) is read when resumed and
+ * is this journal's (a torn last line cut off; a malformed line is an error
+ * "PATH:LINE: ..."), else started afresh at the first fit. */
+tn_fits *tn_fits_open(const char *journal, const rs_signature *sig, bool resumed,
+                      const sp_target *start, char *err, size_t errlen);
+
+/* After a batch: candidates idx[0..n) of cands, problem p (the run's
+ * problem-th), were measured into ms[idx[i]] in unit; told counts the
+ * problem's candidates told so far. The ok ones join the run's rows; the
+ * figures the record holds for (problem, told) are taken, else the model is
+ * refitted (rs_calibrate, all rows, none held out) once the rows reach 2 per
+ * free figure of the kind and have grown by a quarter (at least a batch)
+ * since the last fit, and the fit is recorded. *changed: the figures in use
+ * changed. A fit that fails changes nothing; false only when the record
+ * cannot be written or memory ran out. */
+bool tn_fits_batch(tn_fits *f, size_t problem, size_t told, const sp_problem *p,
+                   const sp_candidate *cands, const size_t *idx, size_t n,
+                   const ms_measurement *ms, const char *unit, bool *changed, char *err,
+                   size_t errlen);
+
+/* The figures in use; how many fits were taken (0 for NULL); the record's
+ * path (NULL: none). */
+const sp_target *tn_fits_target(const tn_fits *f);
+size_t tn_fits_count(const tn_fits *f);
+const char *tn_fits_path(const tn_fits *f);
+
+/* The model's figures of c[0..n) (configs of p) at the figures in use. */
+void tn_fits_rank(const tn_fits *f, const sp_problem *p, sp_candidate *c, size_t n);
+
+void tn_fits_close(tn_fits *f);
 
 /* How the commands show each kind of target (kinds.c). */
 typedef struct {

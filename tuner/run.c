@@ -357,8 +357,15 @@ static bool tune_problem(tn_session *r, size_t pi, plan *pl, char *err, size_t e
         return false;
     }
     gsl_rng_set(rng, r->seed * 1000003UL + pi);
-    tn_search_args a = {.cands = pl->cands, .n = pl->n, .budget = (size_t)tu->budget, .rng = rng};
-    tn_search *srch = tn_search_open(tu->search, &a);
+    /* calibrating: the search ranks by a copy of the candidates with the
+     * figures in use (the journal keeps the script's model's) */
+    sp_candidate *rank = pl->cands;
+    if (r->fits && (rank = malloc(pl->n * sizeof *rank))) {
+        memcpy(rank, pl->cands, pl->n * sizeof *rank);
+        tn_fits_rank(r->fits, pl->p, rank, pl->n);
+    }
+    tn_search_args a = {.cands = rank, .n = pl->n, .budget = (size_t)tu->budget, .rng = rng};
+    tn_search *srch = rank ? tn_search_open(tu->search, &a) : NULL;
     bool ok = srch != NULL;
     if (!ok)
         snprintf(err, errlen, "cannot start search '%s'", tu->search);
@@ -377,9 +384,20 @@ static bool tune_problem(tn_session *r, size_t pi, plan *pl, char *err, size_t e
             pl->failed += m->status != MS_OK;
         }
         told += n;
+        bool changed = false;
+        if (r->fits && !(ok = tn_fits_batch(r->fits, pi, told, pl->p, pl->cands, idx, n, pl->ms,
+                                            r->backend->unit, &changed, err, errlen)))
+            break;
+        if (changed) {
+            tn_fits_rank(r->fits, pl->p, rank, pl->n);
+            if (!(ok = tn_search_rerank(srch)))
+                snprintf(err, errlen, "out of memory");
+        }
         tn_progress(r, pi, pl->measured, a.budget, best_ok(pl) >= 0 ? pl->ms[best_ok(pl)].value : NAN);
     }
     tn_search_close(srch);
+    if (rank != pl->cands)
+        free(rank);
     gsl_rng_free(rng);
     tn_progress_done(r, pl->measured);
     if (ok && pl->measured > 0 && best_ok(pl) < 0)
@@ -495,6 +513,11 @@ static void summary(const tn_session *r, const plan *pls, size_t np)
                "best) and the model's pick were timed again side by side; the best config is the "
                "final's\n",
                nfinal, np, TN_FINALISTS, 100 * TN_FINAL_MARGIN);
+    const char *record = tn_fits_path(r->fits);
+    if (tn_fits_count(r->fits))
+        printf("calibrate: the search ranked by the model refitted %zu times to the run's "
+               "measurements%s%s\n",
+               tn_fits_count(r->fits), record ? "; its figures: " : "", record ? record : "");
     if (!r->have_peak)
         return;
     printf("%s roofline: %s\n", r->backend->name, r->peak.text);
@@ -530,17 +553,19 @@ static bool check_files(const char *script, const ls_tune *tu, char *workdir, si
                         char *err, size_t errlen)
 {
     bool through = bs_written_through(tu->results);
-    char sig[4096];
+    char sig[4096], fit[4096];
     if (strlen(tu->results) + sizeof ".kernels" > (len < sizeof sig ? len : sizeof sig)) {
         snprintf(err, errlen, "results path '%.64s...' is too long", tu->results);
         return false;
     }
     snprintf(sig, sizeof sig, "%s.sig", tu->results);
+    snprintf(fit, sizeof fit, "%s.fit", tu->results);
     snprintf(workdir, len, "%s.kernels", tu->results);
     const bs_file files[] = {{"script", script, false},
                              {"results journal", tu->results, true},
                              {"journal's sidecar", through ? NULL : sig, true},
                              {"kernel directory", through ? NULL : workdir, true},
+                             {"journal's fit record", through ? NULL : fit, true},
                              {"table", tu->table, true}};
     if (through)
         workdir[0] = '\0';
@@ -664,6 +689,10 @@ int tn_run(int argc, char **argv)
         !open_journal(&r, pls, np, &sig, wait, err, sizeof err))
         goto fail;
     r.np = np;
+    if ((tu->calibrate > 0 || (tu->calibrate < 0 && r.backend->calibrates)) &&
+        !(r.fits = tn_fits_open(tu->results, &sig, rs_cache_size(r.cache) > 0, ls_target(r.script),
+                                err, sizeof err)))
+        goto fail;
     if (r.backend->peak && (r.have_peak = r.backend->peak(r.backend, &r.peak)) && !r.quiet)
         fprintf(stderr, "npu-tune: %s roofline: %s\n", r.backend->name, r.peak.text);
     tn_progress_start(&r);
@@ -701,6 +730,7 @@ done:
         rs_journal_close(r.journal, ignore, sizeof ignore);
     }
     rs_cache_free(r.cache);
+    tn_fits_close(r.fits);
     for (size_t i = 0; pls && i < np; i++) {
         free(pls[i].cands);
         free(pls[i].ms);

@@ -77,11 +77,14 @@ static int by_model(const void *a, const void *b)
 static bool model_order(tn_search *s)
 {
     const sp_candidate **p = malloc((s->n ? s->n : 1) * sizeof *p);
-    s->order = malloc((s->n ? s->n : 1) * sizeof *s->order);
-    if (!p || !s->order) {
+    size_t *order = malloc((s->n ? s->n : 1) * sizeof *order);
+    if (!p || !order) {
         free(p);
+        free(order);
         return false;
     }
+    free(s->order);
+    s->order = order;
     for (size_t i = 0; i < s->n; i++)
         p[i] = &s->cands[i];
     qsort(p, s->n, sizeof *p, by_model);
@@ -173,6 +176,15 @@ void tn_search_tell(tn_search *s, size_t idx, int ok, double value)
         s->best = idx;
     if (s->st->tell)
         s->st->tell(s, idx, good, s->value[idx]);
+}
+
+bool tn_search_rerank(tn_search *s)
+{
+    if (!s || !model_order(s))
+        return false;
+    if (s->st->rerank)
+        s->st->rerank(s);
+    return true;
 }
 
 /* Frees the search (NULL is fine). */

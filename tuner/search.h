@@ -42,6 +42,13 @@ void tn_search_tell(tn_search *s, size_t idx, int ok, double value);
 
 void tn_search_close(tn_search *s);
 
+/* The model's estimates of the candidates changed: the caller refitted the
+ * model and wrote its figures into the array a->cands pointed to (configs
+ * and their order unchanged). The untried candidates are ranked by them
+ * from now on, as if the search had started with them; what was asked and
+ * told stands. False if memory ran out (the old order stands). */
+bool tn_search_rerank(tn_search *s);
+
 /* The final's candidates into out[0..most]: the fastest ok values (up to
  * `most`, in order, none more than `margin` above the best), then the
  * model's pick when it is ok and not among them. Returns how many, or 0

@@ -110,4 +110,9 @@ static void anneal_fini(tn_search *s)
     free(s->impl);
 }
 
-const tn_strategy tn_strategy_anneal = {anneal_init, anneal_ask, anneal_tell, anneal_fini};
+const tn_strategy tn_strategy_anneal = {
+    .init = anneal_init,
+    .ask = anneal_ask,
+    .tell = anneal_tell,
+    .fini = anneal_fini,
+};

@@ -20,5 +20,8 @@ static void exhaustive_fini(tn_search *s)
     free(s->impl);
 }
 
-const tn_strategy tn_strategy_exhaustive = {exhaustive_init, exhaustive_ask, NULL,
-                                            exhaustive_fini};
+const tn_strategy tn_strategy_exhaustive = {
+    .init = exhaustive_init,
+    .ask = exhaustive_ask,
+    .fini = exhaustive_fini,
+};

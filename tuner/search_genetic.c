@@ -102,4 +102,8 @@ static void genetic_fini(tn_search *s)
     free(s->impl);
 }
 
-const tn_strategy tn_strategy_genetic = {genetic_init, genetic_ask, NULL, genetic_fini};
+const tn_strategy tn_strategy_genetic = {
+    .init = genetic_init,
+    .ask = genetic_ask,
+    .fini = genetic_fini,
+};

@@ -21,6 +21,10 @@ typedef struct {
     size_t (*ask)(tn_search *s, size_t *idx, size_t max);
     void (*tell)(tn_search *s, size_t idx, bool ok, double value);
     void (*fini)(tn_search *s);
+    /* Optional: the candidates' estimates changed and s->order was made
+     * again from them (tn_search_rerank); whatever the strategy keeps of
+     * them is to be made again too. */
+    void (*rerank)(tn_search *s);
 } tn_strategy;
 
 /* Distinct values of one config axis among the candidates, ascending. */

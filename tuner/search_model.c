@@ -72,6 +72,17 @@ static void model_tell(tn_search *s, size_t idx, bool ok, double value)
     m->ratio[at] = value / est;
 }
 
+/* New estimates: the ranking from its top again (asked ones are skipped),
+ * the ratios of what was told made again from them. */
+static void model_rerank(tn_search *s)
+{
+    model_state *m = s->impl;
+    m->next = 0;
+    m->nratio = 0;
+    for (size_t i = 0; i < s->ntold; i++)
+        model_tell(s, s->told[i], isfinite(s->value[s->told[i]]), s->value[s->told[i]]);
+}
+
 static void free_model(tn_search *s)
 {
     model_state *m = s->impl;
@@ -80,4 +91,10 @@ static void free_model(tn_search *s)
     free(m);
 }
 
-const tn_strategy tn_strategy_model = {model_init, model_ask, model_tell, free_model};
+const tn_strategy tn_strategy_model = {
+    .init = model_init,
+    .ask = model_ask,
+    .tell = model_tell,
+    .fini = free_model,
+    .rerank = model_rerank,
+};

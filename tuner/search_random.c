@@ -46,4 +46,8 @@ static void random_fini(tn_search *s)
     free(r);
 }
 
-const tn_strategy tn_strategy_random = {random_init, random_ask, NULL, random_fini};
+const tn_strategy tn_strategy_random = {
+    .init = random_init,
+    .ask = random_ask,
+    .fini = random_fini,
+};

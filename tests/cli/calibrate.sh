@@ -67,6 +67,29 @@ has "whole shapes" "$out" "held out 80 (whole shapes)"
 run 0 calibrate j.csv --target c.lua --name again -o d.lua
 has "named" "$out" "wrote target again to d.lua"
 
+# --- tune { calibrate }: off on the simulator unless asked; asked, the search ranks by
+# the model refitted to the run's rows, recorded beside the journal ---
+absent "sim: no fit record by default" "$work/j.csv.fit"
+cat >"$work/cal.lua" <<'EOF'
+target "ascend910"
+matmul { name = "p", shapes = { {256, 256, 256}, {200, 1000, 64}, {384, 384, 64} } }
+space { m = multiples(16, 128), n = multiples(16, 128), k = multiples(16, 128),
+        double_buffer = { false, true }, cores = { 1, 2, 4, 8, 16, 32 }, split = { "M", "N", "MN" } }
+tune { measure = "sim", budget = 32, calibrate = true, results = "cal.csv", table = "cal-table.csv" }
+EOF
+run 0 --quiet cal.lua
+has "calibrate: said" "$out" "calibrate: the search ranked by the model refitted"
+has "calibrate: recorded" "$(head -n 1 "$work/cal.csv.fit")" "# npu-tune fit record 1 target_sig="
+has "calibrate: a fit" "$(sed -n 2p "$work/cal.csv.fit")" " ascend910 kind=npu cores=32 "
+# a journal written through has no record beside it, and calibrates all the same
+sed 's|results = "cal.csv"|results = "/dev/null"|' "$work/cal.lua" >"$work/null.lua"
+run 0 --quiet null.lua
+has "calibrate through /dev/null" "$out" "calibrate: the search ranked by the model refitted"
+# a record that is another file: refused before anything runs
+sed 's|table = "cal-table.csv"|table = "cal.csv.fit"|' "$work/cal.lua" >"$work/clash.lua"
+run 1 --quiet clash.lua
+has "record is the table" "$err" "cal.csv.fit"
+
 # --- refused, in one line, nothing written ---
 refused() { # CODE WHAT PATTERN ARGS...: exit CODE, one line holding PATTERN, no out.lua
     local code=$1 what=$2 pattern=$3

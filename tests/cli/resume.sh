@@ -7,7 +7,8 @@
 # (SIGXFSZ) stops a write at a chosen byte (after the simulator's check of the
 # winner, in the middle of a row, in the table's temporary), and the host's
 # compiler blocks at the final's kernels.
-# Usage: resume.sh PATH/TO/npu-tune [board|verify|final]   (final needs cc: exit 77 without)
+# Usage: resume.sh PATH/TO/npu-tune [board|verify|final|calibrate]   (final needs cc: exit 77
+# without)
 set -u
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 part=${2:-board}
@@ -134,6 +135,22 @@ check() {
     if [ -z "$tmp" ]; then ok; else bad "$what: temporary files left: $tmp"; fi
 }
 
+# kill_at DIR N: starts a run whose board blocks at its call N, waits for
+# the N-1 calls before it to be journaled, kill -9.
+kill_at() {
+    local dir=$1 n=$2 want
+    want=$(($(rows "$dir/out/r.csv") + n - 1))
+    [ "$want" -lt $((n - 1)) ] && want=$((n - 1)) # no journal yet
+    arm "$n"
+    start "$dir"
+    reached() { [ -s "$state/blocked" ] && [ "$(rows "$dir/out/r.csv")" -eq "$want" ]; }
+    if until_ reached; then ok; else
+        bad "kill at call $n: the run did not reach it (journal rows $(rows "$dir/out/r.csv")): $(cat "$dir/err")"
+    fi
+    kill_run
+    same "kill at call $n: rows journaled" "$(rows "$dir/out/r.csv")" "$want"
+}
+
 # ---------------------------------------------------------------------------
 # The command backend: 2 problems x 20 candidates, batches of 8 (calls 1-8,
 # 9-16, 17-20 for the first problem, 21-40 for the second).
@@ -168,22 +185,6 @@ LUA
         finish_run "$dir" || bad "$what: resuming the finished journal failed: $(cat "$dir/err")"
         same "$what: measured on resuming a finished journal" "$(wc -l <"$state/done")" 0
         check "$what" "$dir" "$ref"
-    }
-
-    # kill_at DIR N: starts a run whose board blocks at its call N, waits for
-    # the N-1 calls before it to be journaled, kill -9.
-    kill_at() {
-        local dir=$1 n=$2 want
-        want=$(($(rows "$dir/out/r.csv") + n - 1))
-        [ "$want" -lt $((n - 1)) ] && want=$((n - 1)) # no journal yet
-        arm "$n"
-        start "$dir"
-        reached() { [ -s "$state/blocked" ] && [ "$(rows "$dir/out/r.csv")" -eq "$want" ]; }
-        if until_ reached; then ok; else
-            bad "kill at call $n: the run did not reach it (journal rows $(rows "$dir/out/r.csv")): $(cat "$dir/err")"
-        fi
-        kill_run
-        same "kill at call $n: rows journaled" "$(rows "$dir/out/r.csv")" "$want"
     }
 
     # --- the search: before the first row, at a batch's start, the last
@@ -402,8 +403,87 @@ SH
     if [ -z "$tmp" ]; then ok; else bad "final: temporary files left: $tmp"; fi
 }
 
+# ---------------------------------------------------------------------------
+# tune { calibrate }, on by default with a board: the simulator behind the
+# command backend, the model refitted after the batches once there are rows
+# enough (11 + 40 + 40 calls, fits after calls 42, 59 and 74); killed before
+# the first fit, after it, in the third problem and near the end, each
+# resumed run must ask for the candidates the uninterrupted one asked for
+# (the journal does not keep the order within a batch: its rows come as
+# measurements complete) and record the same fits.
+calibrate_part() {
+    export NPU_TUNE_BIN=$bin
+    local boardsh
+    boardsh=$(cd "$(dirname "$0")/.." && pwd)/board.sh
+    script() {
+        mkdir -p "$1"
+        cat >"$1/r.lua" <<LUA
+target "ascend910"
+matmul { name = "r", shapes = { {512, 512, 512}, {200, 1000, 64}, {384, 384, 64} } }
+space {
+  m = multiples(16, 128), n = multiples(16, 128), k = multiples(16, 128),
+  double_buffer = { false, true }, cores = { 1, 2, 4, 8, 16, 32 }, split = { "M", "N", "MN" },
+}
+tune { measure = { command = "sh $work/stand-in.sh sh $boardsh sim {kernel}" }, search = "model",
+       budget = 40, verify = false, timeout = 600, results = "out/r.csv", table = "out/r-table.csv" }
+LUA
+    }
+    # asked FILE: the search's rows' problems and configs, sorted by problem
+    asked() {
+        tail -n +2 "$1" | grep ',search,' | cut -d, -f1-14,21 | sort
+    }
+    local ref=$work/cal-ref
+    script "$ref"
+    if finish_run "$ref"; then ok; else bad "calibrate: uninterrupted run failed: $(cat "$ref/err")"; fi
+    has "calibrate: said" "$(cat "$ref/out.txt")" "calibrate: the search ranked by the model refitted"
+    local fits total
+    fits=$(($(wc -l <"$ref/out/r.csv.fit") - 1))
+    total=$(rows "$ref/out/r.csv")
+    same "calibrate: fits recorded" "$fits" 3
+    same "calibrate: rows" "$total" 91
+    local n dir
+    for n in 20 46 60 88; do
+        dir=$work/cal-$n
+        script "$dir"
+        kill_at "$dir" "$n"
+        if finish_run "$dir"; then ok; else bad "calibrate: resume after call $n failed: $(cat "$dir/err")"; fi
+        if diff <(asked "$ref/out/r.csv") <(asked "$dir/out/r.csv") >/dev/null; then ok; else
+            bad "calibrate: killed at call $n, the resumed run asked otherwise: $(diff <(asked "$ref/out/r.csv") <(asked "$dir/out/r.csv") | head -n 4)"
+        fi
+        same_file "calibrate: killed at call $n, the fits" "$dir/out/r.csv.fit" "$ref/out/r.csv.fit"
+        check "calibrate: killed at call $n" "$dir" "$ref"
+    done
+    # a fit record torn in its last line: cut off, the fit taken again
+    dir=$work/cal-torn
+    script "$dir"
+    kill_at "$dir" 60
+    truncate -s -9 "$dir/out/r.csv.fit"
+    if finish_run "$dir"; then ok; else bad "calibrate: torn record: resume failed: $(cat "$dir/err")"; fi
+    same_file "calibrate: torn record" "$dir/out/r.csv.fit" "$ref/out/r.csv.fit"
+    # the record is what a resumed run ranks by: figures put in it change its choices
+    dir=$work/cal-edited
+    script "$dir"
+    kill_at "$dir" 46
+    sed -i '2s/ gm_l1.bandwidth=[^ ]*/ gm_l1.bandwidth=0.5/' "$dir/out/r.csv.fit"
+    if finish_run "$dir"; then ok; else bad "calibrate: edited record: resume failed: $(cat "$dir/err")"; fi
+    if diff <(asked "$ref/out/r.csv") <(asked "$dir/out/r.csv") >/dev/null; then
+        bad "calibrate: a resumed run did not rank by the figures of its record"
+    else ok; fi
+    # another journal's record is not used; a malformed one is refused by line
+    dir=$work/cal-bad
+    script "$dir"
+    kill_at "$dir" 60
+    sed -i '2s/ gm_l1.bandwidth=[^ ]*//' "$dir/out/r.csv.fit"
+    finish_run "$dir"
+    has "calibrate: malformed record" "$(cat "$dir/err")" "out/r.csv.fit:2: target 'ascend910': field 'gm_l1.bandwidth' is missing: move it away"
+    sed -i '1s/space_sig=.*/space_sig=0000000000000000/' "$dir/out/r.csv.fit"
+    if finish_run "$dir"; then ok; else bad "calibrate: stale record: resume failed: $(cat "$dir/err")"; fi
+    check "calibrate: a stale record" "$dir" "$ref"
+}
+
 case $part in
 board) board_part ;;
+calibrate) calibrate_part ;;
 verify) verify_part ;;
 final) final_part ;;
 *) echo "resume.sh: unknown part '$part'" >&2; exit 2 ;;

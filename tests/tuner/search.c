@@ -250,6 +250,40 @@ static void test_model_stop(void)
     free_land(&tied);
 }
 
+/* New estimates mid-search: the model's next first batch is the new order's
+ * untried head, never one asked before; every strategy takes a rerank. */
+static void test_rerank(void)
+{
+    land l = make_land(64, 48, 80, 3, 3, TIED);
+    for (size_t i = 0; i < l.n; i++) /* first rated by config order */
+        l.cands[i].fig.est_cycles = 1000 + (double)i;
+    tn_search_args a = {.cands = l.cands, .n = l.n, .budget = 40};
+    tn_search *s = tn_search_open("model", &a);
+    size_t idx[8], k = tn_search_ask(s, idx, 8);
+    CHECK_INT(k, 8);
+    for (size_t i = 0; i < k; i++) {
+        CHECK_INT(idx[i], i);
+        tn_search_tell(s, idx[i], 0, 0); /* failed: the model climbs nowhere */
+    }
+    for (size_t i = 0; i < l.n; i++) /* now the reverse */
+        l.cands[i].fig.est_cycles = 1000 + (double)(l.n - i);
+    CHECK(tn_search_rerank(s));
+    k = tn_search_ask(s, idx, 8);
+    CHECK_INT(k, 8);
+    for (size_t i = 0; i < k; i++)
+        CHECK_INT(idx[i], l.n - 1 - i);
+    tn_search_close(s);
+    a.rng = gsl_rng_alloc(gsl_rng_mt19937);
+    for (const char *const *name = tn_search_names; *name; name++) {
+        tn_search *t = tn_search_open(*name, &a);
+        CHECK(tn_search_ask(t, idx, 8) > 0 && tn_search_rerank(t));
+        tn_search_close(t);
+    }
+    gsl_rng_free(a.rng);
+    CHECK(!tn_search_rerank(NULL));
+    free_land(&l);
+}
+
 static void test_find(void)
 {
     land l = make_land(64, 48, 80, 3, 3, BUMPY);
@@ -387,6 +421,7 @@ int main(void)
     test_model_smooth();
     test_model_stop();
     test_find();
+    test_rerank();
     test_finalists();
     test_drift();
     test_neighbours();
