@@ -26,7 +26,8 @@ fi
 # The page's order of the benches and what each measures; ctest's other benches
 # (label bench) follow them.
 order=(bench.enumerate bench.npu_speed sim.kernels_speed bench.rank bench.search
-       bench.cpu_ukr bench.cpu_dtypes bench.cpu_footprint bench.cpu_model bench.cpu_kernel)
+       bench.cpu_ukr bench.cpu_dtypes bench.cpu_footprint bench.cpu_model bench.cpu_kernel
+       bench.calibrate)
 declare -A about=(
 [bench.enumerate]="How fast the legal space is enumerated and ranked by the model: the widened
 space of examples/bert.lua (every strategy; m, n, k every multiple of 16 up to the dimension;
@@ -73,6 +74,11 @@ BERT shapes and 1024x1024x1024 at 1 thread and at 2 (tests/bench/host_bench.lua)
 side by side, round-robin in one run, the tuned kernels, OpenBLAS cblas_sgemm with its
 default core type and every OPENBLAS_CORETYPE this CPU runs, and the FMA loop for each
 GEMM's flops. Ratios are medians of per-round ratios."
+[bench.calibrate]="npu-tune calibrate on a journal of 10^4 rows (20 shapes, 500 configs each drawn
+uniformly from a multi-core space of ascend910), measured as the model's estimate at
+perturbed figures times 3% lognormal noise: the wall time of the command against its goal
+(under 10 s), each fitted figure with its 95% interval against the figures the rows were
+made from, and the model's accuracy on the 2500 held-out rows before and after."
 )
 # What a bench needs besides the build: a function that prints what is missing, or nothing.
 openblas() {
