@@ -130,11 +130,23 @@ static int shape_cmp(const rs_entry *a, const rs_entry *b)
     return sp_problem_cmp(&a->problem, &b->problem, true);
 }
 
+/* Orders rows by shape, then config, then round: an order of what the rows
+ * hold, not of where they stand in the journal (a parallel batch journals
+ * its rows as they complete), so the rows held out are the same every time. */
 static int by_shape(const void *a, const void *b)
 {
-    const rs_entry *const *x = a, *const *y = b;
-    int c = shape_cmp(*x, *y);
-    return c ? c : (*x > *y) - (*x < *y);
+    const rs_entry *x = *(const rs_entry *const *)a, *y = *(const rs_entry *const *)b;
+    int c = shape_cmp(x, y);
+    const sp_config *p = &x->config, *q = &y->config;
+    const long long u[] = {p->strategy, p->m, p->n, p->k, p->double_buffer, p->cores, p->split,
+                           p->mr, p->nr};
+    const long long v[] = {q->strategy, q->m, q->n, q->k, q->double_buffer, q->cores, q->split,
+                           q->mr, q->nr};
+    for (size_t i = 0; !c && i < sizeof u / sizeof *u; i++)
+        c = (u[i] > v[i]) - (u[i] < v[i]);
+    if (!c)
+        c = strcmp(x->round, y->round);
+    return c ? c : (x > y) - (x < y);
 }
 
 /* Splits rows (sorted by shape) into held[i] true/false: a share of the

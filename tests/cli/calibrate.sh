@@ -61,6 +61,13 @@ run 0 model --target c.lua --shape 256x256x256
 cp "$work/c.lua" "$work/c1.lua"
 run 0 calibrate j.csv -o c.lua
 same_file "again" "$work/c.lua" "$work/c1.lua"
+# the rows in another order (a parallel batch journals them as they
+# complete), the same rows held out and the same file
+{ head -n 1 "$work/j.csv"; tail -n +2 "$work/j.csv" | sort -r; } >"$work/r.csv"
+run 0 calibrate r.csv -o c.lua
+same "rows reordered (past the line naming the journal)" "$(tail -n +2 "$work/c.lua")" \
+    "$(tail -n +2 "$work/c1.lua")"
+cp "$work/c1.lua" "$work/c.lua"
 run 0 calibrate j.csv --holdout-shapes --holdout 0.5 --seed 3
 has "whole shapes" "$out" "held out 80 (whole shapes)"
 # from the calibrated target: its signature is not the journal's, so only by --target
