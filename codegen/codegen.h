@@ -149,7 +149,10 @@ bool cg_generate(const sp_target *t, const sp_problem *p, const sp_config *c, cg
  * nt_shgemm) when NULL; it may not start with NT_ (the template's macros).
  * The source is a header with the config's choices and numbers, the template's
  * prelude, the config's micro-kernels and the template's GEMM code; several
- * kernels with distinct symbols can share one translation unit.
+ * kernels with distinct symbols can share one translation unit. Where the
+ * includer defines NT_HOST_EX, each also defines SYMBOL_ex(ta, tb, M, N, K,
+ * alpha, A, lda, B, ldb, beta, C, ldc, threads): row-major C = alpha op(A)
+ * op(B) + beta C with transposes, on its threads or on one (cg_lib_source).
  * False (err) for a config or dtype it cannot honour. */
 bool cg_host_source(FILE *f, const sp_config *c, sp_dtype dtype, const char *symbol, char *err,
                     size_t errlen);

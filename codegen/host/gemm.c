@@ -68,6 +68,25 @@ static void NT_(cvt)(float *d, const NT_(in) *s, int n)
 #endif
 #endif
 
+/* What a call computes beyond C = A.B: C = alpha op(A) op(B) + beta C, op(X) = X or its
+ * transpose (ta, tb: A is stored K x M, B N x K, row-major); beta = 0 never reads C.
+ * alpha is applied as B is packed, beta to each C tile before its first k block. */
+typedef struct {
+    int ta, tb;
+    float alpha, beta;
+} NT_(op);
+static const NT_(op) NT_(plain) = {0, 0, 1.0f, 0.0f};
+
+/* The offset of element (i, p) of op(A) (lda) and (p, j) of op(B) (ldb). */
+static inline ptrdiff_t NT_(aoff)(const NT_(op) *o, ptrdiff_t i, ptrdiff_t p, ptrdiff_t lda)
+{
+    return o->ta ? p * lda + i : i * lda + p;
+}
+static inline ptrdiff_t NT_(boff)(const NT_(op) *o, ptrdiff_t p, ptrdiff_t j, ptrdiff_t ldb)
+{
+    return o->tb ? j * ldb + p : p * ldb + j;
+}
+
 /* A thread's scratch memory number `slot` (0: pack buffers, 1: widened A)
  * of at least `bytes`, 64-byte aligned, or NULL. With C11 threads it is
  * kept between calls (grown when too small, freed when the thread ends),
@@ -131,23 +150,60 @@ static void NT_(pack_a)(const float *A, ptrdiff_t lda, int rows, int kc, float *
             memset(dst + (ptrdiff_t)r * NT_(KS), 0, sizeof(float) * (size_t)kc);
 }
 
-/* Copies a B block (kc x cols, row stride ldb) into NR-column panels: panel
- * q at dst + q*kc*NR, its row p at + p*NR. Whole panels are copied row by
- * row, so B is read sequentially; the columns of a last, partial panel past
- * the block are zero. */
-static void NT_(pack_b)(const NT_(in) *B, ptrdiff_t ldb, int cols, int kc, float *dst)
+/* The same for a transposed A (element (r, p) at A[p*lda + r]), for every
+ * micro-panel: MR consecutive floats of each of kc rows of the stored A. */
+static void NT_(pack_at)(const float *A, ptrdiff_t lda, int rows, int kc, float *dst)
+{
+    for (int p = 0; p < kc; p++) {
+        const float *a = A + (ptrdiff_t)p * lda;
+        int r = 0;
+        for (; r < rows; r++)
+            dst[(ptrdiff_t)r * NT_(KS) + p] = a[r];
+        for (; r < NT_(MR); r++)
+            dst[(ptrdiff_t)r * NT_(KS) + p] = 0.0f;
+    }
+}
+
+/* Copies a B block (kc x cols of op(B), starting at B) times alpha into
+ * NR-column panels: panel q at dst + q*kc*NR, its row p at + p*NR; the
+ * columns of a last, partial panel past the block are zero. B is read
+ * sequentially: row by row, or for a transposed B (element (p, j) at
+ * B[j*ldb + p]) g of its rows at a time (8, or 4 when NR is not a multiple
+ * of 8), each along its length. */
+static void NT_(pack_b)(const NT_(in) *B, ptrdiff_t ldb, int cols, int kc, float *dst,
+                        const NT_(op) *o)
 {
     int whole = cols / NT_(NR), w = cols - whole * NT_(NR);
-    for (int p = 0; p < kc; p++) {
-        const NT_(in) *src = B + (ptrdiff_t)p * ldb;
-        float *d = dst + (ptrdiff_t)p * NT_(NR);
-        for (int q = 0; q < whole; q++, src += NT_(NR), d += (ptrdiff_t)kc * NT_(NR))
-            NT_(cvt)(d, src, NT_(NR));
-        if (w > 0) {
-            NT_(cvt)(d, src, w);
-            memset(d + w, 0, sizeof(float) * (size_t)(NT_(NR) - w));
+    float alpha = o->alpha;
+    if (!o->tb) {
+        for (int p = 0; p < kc; p++) {
+            const NT_(in) *src = B + (ptrdiff_t)p * ldb;
+            float *d = dst + (ptrdiff_t)p * NT_(NR);
+            for (int q = 0; q < whole; q++, src += NT_(NR), d += (ptrdiff_t)kc * NT_(NR))
+                NT_(cvt)(d, src, NT_(NR));
+            if (w > 0) {
+                NT_(cvt)(d, src, w);
+                memset(d + w, 0, sizeof(float) * (size_t)(NT_(NR) - w));
+            }
+        }
+    } else {
+        int np = whole + (w > 0), g = NT_(NR) % 8 ? 4 : 8;
+        for (int j0 = 0; j0 < np * NT_(NR); j0 += g) {
+            float *d = dst + (ptrdiff_t)(j0 / NT_(NR)) * kc * NT_(NR) + j0 % NT_(NR);
+            int n = cols - j0 < g ? (cols - j0 > 0 ? cols - j0 : 0) : g;
+            const NT_(in) *src = B + (ptrdiff_t)j0 * ldb;
+            for (int p = 0; p < kc; p++, d += NT_(NR)) {
+                int c = 0;
+                for (; c < n; c++)
+                    d[c] = NT_(ld)(src[(ptrdiff_t)c * ldb + p]);
+                for (; c < g; c++)
+                    d[c] = 0.0f;
+            }
         }
     }
+    if (alpha != 1.0f)
+        for (ptrdiff_t i = 0, n = (ptrdiff_t)(whole + (w > 0)) * kc * NT_(NR); i < n; i++)
+            dst[i] *= alpha;
 }
 
 /* An edge micro-tile (rows x cols inside MR x NR; A rows past `rows` are
@@ -204,33 +260,34 @@ static void NT_(pf_some)(NT_(pf) *x)
 }
 
 /* Plain loops, used only when the pack buffers cannot be allocated (and for
- * K = 0, where C is zeroed). */
+ * K = 0, where C is scaled by beta). */
 static void NT_(naive)(int M, int N, int K, const NT_(in) *A, ptrdiff_t lda, const NT_(in) *B,
-                       ptrdiff_t ldb, float *C, ptrdiff_t ldc)
+                       ptrdiff_t ldb, float *C, ptrdiff_t ldc, const NT_(op) *o)
 {
     for (int i = 0; i < M; i++) {
         float *c = C + (ptrdiff_t)i * ldc;
         for (int j = 0; j < N; j++)
-            c[j] = 0.0f;
+            c[j] = o->beta == 0.0f ? 0.0f : o->beta * c[j];
         for (int p = 0; p < K; p++) {
-            float x = NT_(ld)(A[(ptrdiff_t)i * lda + p]);
-            const NT_(in) *b = B + (ptrdiff_t)p * ldb;
+            float x = o->alpha * NT_(ld)(A[NT_(aoff)(o, i, p, lda)]);
             for (int j = 0; j < N; j++)
-                c[j] += x * NT_(ld)(b[j]);
+                c[j] += x * NT_(ld)(B[NT_(boff)(o, p, j, ldb)]);
         }
     }
 }
 
-/* C block (mc x nc) = or += A block (fp32, row stride lda) . packed B block
- * by micro-tiles, a row of tiles at a time. A micro-panels are read in
- * place, except a last, partial one, copied (zero-padded) into ae. With
- * double buffering, after each tile a share of the regions the next step
- * reads (pf[0..npf)) is prefetched into L2, spread so that memory works
- * while the FMAs do. */
-static void NT_(macro)(int mc, int nc, int kc, const float *A, ptrdiff_t lda,
-                       const float *Bp, float *C, ptrdiff_t ldc, int acc, float *ae,
+/* C block (mc x nc) = beta C block + A block (fp32, row stride lda; ta: its
+ * transpose) . packed B block by micro-tiles, a row of tiles at a time (beta
+ * 0: C is not read; 1: accumulate). A micro-panels are read in place, except
+ * a last, partial one, copied (zero-padded) into ae, and all of a transposed
+ * A's. With double buffering, after each tile a share of the regions the
+ * next step reads (pf[0..npf)) is prefetched into L2, spread so that memory
+ * works while the FMAs do. */
+static void NT_(macro)(int mc, int nc, int kc, const float *A, ptrdiff_t lda, int ta,
+                       const float *Bp, float *C, ptrdiff_t ldc, float beta, float *ae,
                        NT_(pf) *pf, int npf)
 {
+    int acc = beta != 0.0f;
     int mp = (mc + NT_(MR) - 1) / NT_(MR), np = (nc + NT_(NR) - 1) / NT_(NR);
     int last = mc - (mp - 1) * NT_(MR); /* rows of the last A micro-panel */
     for (int q = 0; q < npf; q++)
@@ -239,7 +296,9 @@ static void NT_(macro)(int mc, int nc, int kc, const float *A, ptrdiff_t lda,
         int rows = ir < mp - 1 ? NT_(MR) : last;
         const float *a = ae;
         ptrdiff_t la = NT_(KS);
-        if (rows < NT_(MR))
+        if (ta)
+            NT_(pack_at)(A + (ptrdiff_t)ir * NT_(MR), lda, rows, kc, ae);
+        else if (rows < NT_(MR))
             NT_(pack_a)(A + (ptrdiff_t)ir * NT_(MR) * lda, lda, rows, kc, ae);
         else
             a = A + (ptrdiff_t)ir * NT_(MR) * lda, la = lda;
@@ -247,6 +306,10 @@ static void NT_(macro)(int mc, int nc, int kc, const float *A, ptrdiff_t lda,
         for (int jr = 0; jr < np; jr++) {
             const float *b = Bp + (ptrdiff_t)jr * kc * NT_(NR);
             int cols = nc - jr * NT_(NR) < NT_(NR) ? nc - jr * NT_(NR) : NT_(NR);
+            if (acc && beta != 1.0f) /* this tile's first k block: C = beta C + ... */
+                for (int i = 0; i < rows; i++)
+                    for (int j = 0; j < cols; j++)
+                        c[(ptrdiff_t)i * ldc + jr * NT_(NR) + j] *= beta;
             if (rows == NT_(MR) && cols == NT_(NR))
                 NT_(ukr)(kc, a, la, b, c + jr * NT_(NR), ldc, acc);
             else
@@ -296,10 +359,11 @@ static void NT_(step)(long s, int nI, int nJ, int nP, int *i, int *j, int *p)
 /* The row block for M rows: MC, or all of them in whole micro-panels. */
 static int NT_(mc)(int M) { return NT_(MC) < M ? NT_(MC) : (M + NT_(MR) - 1) / NT_(MR) * NT_(MR); }
 
-/* C (M x N, pointers already offset; M, N, K >= 1) = A (fp32) . B: the block
- * loop with this thread's own pack buffers. 0 when they cannot be had. */
+/* C (M x N, pointers already offset; M, N, K >= 1) = alpha op(A) (fp32) op(B) +
+ * beta C: the block loop with this thread's own pack buffers. 0 when they
+ * cannot be had. */
 static int NT_(blocks)(int M, int N, int K, const float *A, ptrdiff_t lda, const NT_(in) *B,
-                       ptrdiff_t ldb, float *C, ptrdiff_t ldc)
+                       ptrdiff_t ldb, float *C, ptrdiff_t ldc, const NT_(op) *o)
 {
     /* blocks no larger than the (padded) problem */
     int mc = NT_(mc)(M);
@@ -338,7 +402,8 @@ static int NT_(blocks)(int M, int N, int K, const float *A, ptrdiff_t lda, const
         long hb = (long)p * nJ + j; /* this step's B block */
         float *bp = cache ? Bp + (size_t)hb * slot : Bp;
         if (cache ? !packed[hb] : hb != in_slot) { /* not in its slot yet */
-            NT_(pack_b)(B + (ptrdiff_t)p * kc * ldb + (ptrdiff_t)j * nc, ldb, cols, kk, bp);
+            NT_(pack_b)(B + NT_(boff)(o, (ptrdiff_t)p * kc, (ptrdiff_t)j * nc, ldb), ldb, cols, kk,
+                        bp, o);
             if (cache)
                 packed[hb] = 1;
             in_slot = hb;
@@ -355,17 +420,18 @@ static int NT_(blocks)(int M, int N, int K, const float *A, ptrdiff_t lda, const
             int kk2 = K - p2 * kc < kc ? K - p2 * kc : kc;
             long hb2 = (long)p2 * nJ + j2;
             if (i2 != i || p2 != p)
-                NT_(pf_set)(&pf[npf++], A + (ptrdiff_t)i2 * mc * lda + (ptrdiff_t)p2 * kc, lda,
-                            rows2, kk2, sizeof *A);
+                NT_(pf_set)(&pf[npf++], A + NT_(aoff)(o, (ptrdiff_t)i2 * mc, (ptrdiff_t)p2 * kc, lda),
+                            lda, o->ta ? kk2 : rows2, o->ta ? rows2 : kk2, sizeof *A);
             if (cache ? !packed[hb2] : hb2 != hb)
-                NT_(pf_set)(&pf[npf++], B + (ptrdiff_t)p2 * kc * ldb + (ptrdiff_t)j2 * nc, ldb,
-                            kk2, cols2, sizeof *B);
+                NT_(pf_set)(&pf[npf++], B + NT_(boff)(o, (ptrdiff_t)p2 * kc, (ptrdiff_t)j2 * nc, ldb),
+                            ldb, o->tb ? cols2 : kk2, o->tb ? kk2 : cols2, sizeof *B);
             if (i2 != i || j2 != j)
                 NT_(pf_set)(&pf[npf++], C + (ptrdiff_t)i2 * mc * ldc + (ptrdiff_t)j2 * nc, ldc,
                             rows2, cols2, sizeof *C);
         }
-        NT_(macro)(rows, cols, kk, A + (ptrdiff_t)i * mc * lda + (ptrdiff_t)p * kc, lda, bp,
-                   C + (ptrdiff_t)i * mc * ldc + (ptrdiff_t)j * nc, ldc, p > 0, ae, pf, npf);
+        NT_(macro)(rows, cols, kk, A + NT_(aoff)(o, (ptrdiff_t)i * mc, (ptrdiff_t)p * kc, lda), lda,
+                   o->ta, bp, C + (ptrdiff_t)i * mc * ldc + (ptrdiff_t)j * nc, ldc,
+                   p > 0 ? 1.0f : o->beta, ae, pf, npf);
     }
     if (temp)
         free(mem);
@@ -379,26 +445,25 @@ static int NT_(blocks)(int M, int N, int K, const float *A, ptrdiff_t lda, const
 
 /* One thread's share of C (M x N, pointers already offset). */
 static void NT_(part)(int M, int N, int K, const NT_(in) *A, ptrdiff_t lda, const NT_(in) *B,
-                      ptrdiff_t ldb, float *C, ptrdiff_t ldc)
+                      ptrdiff_t ldb, float *C, ptrdiff_t ldc, const NT_(op) *o)
 {
     if (M <= 0 || N <= 0)
         return;
-    if (K <= 0 || !NT_(blocks)(M, N, K, A, lda, B, ldb, C, ldc))
-        NT_(naive)(M, N, K, A, lda, B, ldb, C, ldc);
+    if (K <= 0 || !NT_(blocks)(M, N, K, A, lda, B, ldb, C, ldc, o))
+        NT_(naive)(M, N, K, A, lda, B, ldb, C, ldc, o);
 }
 #else
 
-/* One thread's share of C (M x N, pointers already offset). Its rows of A
- * are widened to fp32 once, into rows KW floats apart (an odd number of
- * cache lines, so they fall in distinct L1 sets), `band` rows at a time:
- * all of them when they fit AWIDE bytes, else whole row blocks. */
+/* One thread's share of C (M x N, pointers already offset). Its rows of op(A) are widened to fp32 once, into rows KW floats apart (an odd
+ * number of cache lines, so they fall in distinct L1 sets), `band` rows at a
+ * time: all of them when they fit AWIDE bytes, else whole row blocks. */
 static void NT_(part)(int M, int N, int K, const NT_(in) *A, ptrdiff_t lda, const NT_(in) *B,
-                      ptrdiff_t ldb, float *C, ptrdiff_t ldc)
+                      ptrdiff_t ldb, float *C, ptrdiff_t ldc, const NT_(op) *o)
 {
     if (M <= 0 || N <= 0)
         return;
     if (K <= 0) {
-        NT_(naive)(M, N, 0, A, lda, B, ldb, C, ldc);
+        NT_(naive)(M, N, 0, A, lda, B, ldb, C, ldc, o);
         return;
     }
     size_t kw = ((size_t)K + 15) / 16 * 16; /* as KS for kc: an odd number of lines */
@@ -409,15 +474,20 @@ static void NT_(part)(int M, int N, int K, const NT_(in) *A, ptrdiff_t lda, cons
     int band = fit < (size_t)mc ? mc : fit < (size_t)M ? (int)fit : M;
     int temp;
     float *aw = (float *)(void *)NT_(scratch)(1, (size_t)band * kw * sizeof(float), &temp);
+    NT_(op) wide = *o; /* the widened A is not transposed */
+    wide.ta = 0;
     for (int i0 = 0; i0 < M; i0 += band) {
         int rows = M - i0 < band ? M - i0 : band;
-        const NT_(in) *a = A + (ptrdiff_t)i0 * lda;
+        const NT_(in) *a = A + NT_(aoff)(o, i0, 0, lda);
         float *c = C + (ptrdiff_t)i0 * ldc;
-        if (aw)
-            for (int r = 0; r < rows; r++)
+        for (int r = 0; aw && r < rows; r++)
+            if (o->ta) /* a column of the stored A */
+                for (int p = 0; p < K; p++)
+                    aw[(size_t)r * kw + (size_t)p] = NT_(ld)(a[(ptrdiff_t)p * lda + r]);
+            else
                 NT_(cvt)(aw + (size_t)r * kw, a + (ptrdiff_t)r * lda, K);
-        if (!aw || !NT_(blocks)(rows, N, K, aw, (ptrdiff_t)kw, B, ldb, c, ldc))
-            NT_(naive)(rows, N, K, a, lda, B, ldb, c, ldc);
+        if (!aw || !NT_(blocks)(rows, N, K, aw, (ptrdiff_t)kw, B, ldb, c, ldc, &wide))
+            NT_(naive)(rows, N, K, a, lda, B, ldb, c, ldc, o);
     }
     if (temp)
         free(aw);
@@ -449,15 +519,19 @@ static void NT_(grid)(int tm, int tn, int *gm, int *gn)
 }
 #endif
 
-/* C (M x N, row stride ldc) = A (M x K, lda) . B (K x N, ldb); row-major (see NT_(in)). */
-void NT_SYMBOL(int M, int N, int K, const NT_(in) *A, int lda, const NT_(in) *B, int ldb,
-               float *C, int ldc)
+/* C (M x N, row stride ldc) = alpha op(A) op(B) + beta C (see NT_(op)) on
+ * `threads` threads: the kernel's CORES, or 1 (M, N >= 1). */
+static void NT_(run)(int M, int N, int K, const NT_(in) *A, int lda, const NT_(in) *B, int ldb,
+                     float *C, int ldc, const NT_(op) *o, int threads)
 {
-    if (M <= 0 || N <= 0)
-        return;
 #if NT_SPLIT == NT_SERIAL
-    NT_(part)(M, N, K, A, lda, B, ldb, C, ldc);
+    (void)threads;
+    NT_(part)(M, N, K, A, lda, B, ldb, C, ldc, o);
 #else
+    if (threads == 1) {
+        NT_(part)(M, N, K, A, lda, B, ldb, C, ldc, o);
+        return;
+    }
 #if NT_SPLIT == NT_SPLIT_M
     int gm = NT_(CORES), gn = 1; /* split M */
 #elif NT_SPLIT == NT_SPLIT_N
@@ -482,11 +556,42 @@ void NT_SYMBOL(int M, int N, int K, const NT_(in) *A, int lda, const NT_(in) *B,
         if (n1 > N)
             n1 = N;
         if (m0 < m1 && n0 < n1)
-            NT_(part)(m1 - m0, n1 - n0, K, A + (ptrdiff_t)m0 * lda, lda, B + n0, ldb,
-                      C + (ptrdiff_t)m0 * ldc + n0, ldc);
+            NT_(part)(m1 - m0, n1 - n0, K, A + NT_(aoff)(o, m0, 0, lda), lda,
+                      B + NT_(boff)(o, 0, n0, ldb), ldb, C + (ptrdiff_t)m0 * ldc + n0, ldc, o);
     }
 #endif
 }
+
+/* C (M x N, row stride ldc) = A (M x K, lda) . B (K x N, ldb); row-major (see NT_(in)). */
+void NT_SYMBOL(int M, int N, int K, const NT_(in) *A, int lda, const NT_(in) *B, int ldb,
+               float *C, int ldc)
+{
+    if (M > 0 && N > 0)
+        NT_(run)(M, N, K, A, lda, B, ldb, C, ldc, &NT_(plain), NT_(CORES));
+}
+
+#ifdef NT_HOST_EX
+/* Where the including code defines NT_HOST_EX (a library of kernels, see
+ * codegen/host/blas.c): C (M x N, row stride ldc) = alpha op(A) op(B) +
+ * beta C, row-major: op(A) is M x K, stored as such (ta = 0, row stride lda)
+ * or as its K x M transpose (ta = 1), op(B) likewise K x N (tb); beta = 0
+ * never reads C, alpha = 0 or K = 0 only scales C by beta. On the kernel's
+ * threads, or on one when threads is 1. The arguments are the caller's to
+ * check (a BLAS's). */
+void NT_(ex)(int ta, int tb, int M, int N, int K, float alpha, const NT_(in) *A, int lda,
+             const NT_(in) *B, int ldb, float beta, float *C, int ldc, int threads)
+{
+    if (M <= 0 || N <= 0)
+        return;
+    NT_(op) o = {ta != 0, tb != 0, alpha, beta};
+    if (K <= 0 || alpha == 0.0f) {
+        if (beta != 1.0f)
+            NT_(naive)(M, N, 0, A, lda, B, ldb, C, ldc, &o);
+        return;
+    }
+    NT_(run)(M, N, K, A, lda, B, ldb, C, ldc, &o, threads);
+}
+#endif
 
 /* ---- the end of this kernel's macros (the next kernel's header defines its own) ---- */
 #undef NT_
