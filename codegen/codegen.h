@@ -167,6 +167,42 @@ char *cg_host_text(const sp_config *c, sp_dtype dtype, const char *symbol, char 
  * and threaded or not (and then the same split): the header's choices. */
 bool cg_host_same_code(sp_dtype da, const sp_config *a, sp_dtype db, const sp_config *b);
 
+/* ---- a library of host kernels (library.c, with the template host/blas.c) ---- */
+
+/* A kernel of a library: the shape it was tuned for (M x N x K, dtype), its config,
+ * the seconds that shape took on its threads (0: not known; the dispatcher runs a
+ * smaller problem on one thread when starting the threads would cost more than they
+ * save); origin says where it comes from in the source's comments ("t.csv:4"). */
+typedef struct {
+    int64_t M, N, K;
+    sp_dtype dtype;
+    sp_config config;
+    double seconds;
+    const char *origin;
+} cg_lib_entry;
+
+/* Writes the C source of a library (npu_tune_gemm.c, built beside the header of
+ * cg_lib_header): the kernel of each distinct dtype and config of e[0..n) and
+ * general[d] of each dtype d served (fp32 and the dtypes of e) under internal,
+ * hidden names, and the fixed code of host/blas.c: nt_sgemm (nt_sbgemm, nt_shgemm
+ * for bf16, fp16 entries) dispatching to the entry of the shape, else the nearest
+ * whose threads all get work, else general[d] on one thread (an entry's threads
+ * only where they pay for their start, measured by the library in the process);
+ * cblas_sgemm and
+ * sgemm_ with the reference BLAS's semantics, argument checks and error numbers.
+ * `from` names the tables in comments. False (err) for a dtype the host does not
+ * compute, a missing general kernel, a config the generator refuses. */
+bool cg_lib_source(FILE *f, const cg_lib_entry *e, size_t n, const cg_lib_entry *general,
+                   const char *from, char *err, size_t errlen);
+
+/* Writes the library's header, npu_tune_gemm.h: its entry points. False if writing failed. */
+bool cg_lib_header(FILE *f, const cg_lib_entry *e, size_t n, const char *from);
+
+/* Write the library's CMakeLists.txt (libnpu_tune_gemm.a and .so, install with a
+ * pkg-config file) and that file's template, npu_tune_gemm.pc.in. */
+bool cg_lib_cmake(FILE *f);
+bool cg_lib_pc(FILE *f);
+
 /* ---- the generator of each kind of target (kinds.c) ---- */
 
 /* The kernel of config c for problem p on target t, as t's kind generates it:

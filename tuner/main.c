@@ -45,6 +45,8 @@ static int help(void)
             "               [--op {ops}] [-o FILE]         the kernel for a shape, from a table\n"
             "  npu-tune sim KERNEL [--format text|csv] [--trace out.json] [--check]\n"
             "  npu-tune table export TABLE.csv -o FILE.h   the table as a C header\n"
+            "  npu-tune lib TABLE.csv... -o DIR  the host kernels as a C library: nt_sgemm\n"
+            "                                      dispatching by shape, cblas_sgemm, sgemm_\n"
             "  npu-tune plot RESULTS.csv [-o DIR]          plots of a journal (gnuplot)\n"
             "  npu-tune report JOURNAL.csv... [--format text|csv]\n"
             "                                      the model against the journals' measurements\n"
@@ -63,7 +65,7 @@ static const struct {
     int (*run)(int argc, char **argv);
 } commands[] = {
     {"model", tn_model}, {"gen", tn_gen}, {"sim", tn_sim}, {"table", tn_table}, {"plot", tn_plot},
-    {"report", tn_report}, {"calibrate", tn_calibrate},
+    {"report", tn_report}, {"calibrate", tn_calibrate}, {"lib", tn_lib},
 };
 enum { NCOMMANDS = sizeof commands / sizeof *commands };
 

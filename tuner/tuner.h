@@ -32,6 +32,9 @@ int tn_calibrate(int argc, char **argv);
 /* npu-tune gen ...: the kernel of one config, or of a shape from a table. */
 int tn_gen(int argc, char **argv);
 
+/* npu-tune lib TABLE.csv... -o DIR: the tables' host kernels as a C library. */
+int tn_lib(int argc, char **argv);
+
 /* npu-tune sim KERNEL [--format text|csv] [--trace out.json] [--check]. */
 int tn_sim(int argc, char **argv);
 

@@ -25,7 +25,7 @@ same "two scripts" "$err" "npu-tune: one SCRIPT.lua only (see 'npu-tune --help')
 run 0 --version
 has "version" "$out" "npu-tune "
 run 2 frobnicate
-same "unknown command" "$err" "npu-tune: unknown command 'frobnicate' (commands: model, gen, sim, table, plot, report, calibrate; or give a SCRIPT.lua)"
+same "unknown command" "$err" "npu-tune: unknown command 'frobnicate' (commands: model, gen, sim, table, plot, report, calibrate, lib; or give a SCRIPT.lua)"
 run 2 --frob
 same "unknown option" "$err" "npu-tune: unknown or incomplete option '--frob' (see 'npu-tune --help')"
 run 1 missing.lua

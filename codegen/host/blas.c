@@ -1,0 +1,406 @@
+/* blas.c — the fixed code of a library of host kernels (npu-tune lib): the shape
+ * dispatcher, nt_sgemm and the 16-bit entry points, CBLAS cblas_sgemm and Fortran sgemm_. */
+
+/* codegen/library.c writes a library's source as its kernels (each host kernel with
+ * NT_HOST_EX defined, so that it has the entry NT_(ex): alpha, beta, transposes,
+ * a thread count), then for each dtype the list of its entries,
+ *   #define NT_LIB_FP32(X) X(M, N, K, cores, split, mr, nr, seconds, kernel_ex) ...
+ * (NT_LIB_BF16, NT_LIB_FP16 when the tables tuned those dtypes) and the kernel for any
+ * other shape, NT_LIB_FP32_GENERAL (one thread), then this file. */
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "npu_tune_gemm.h"
+
+/* An entry's shape, what its legality depends on (split: NT_LIB_SPLIT_*), and the
+ * seconds its shape took when tuned (on its threads; 0: not known). */
+enum { NT_LIB_SPLIT_M = 1, NT_LIB_SPLIT_N = 2, NT_LIB_SPLIT_MN = 3 };
+typedef struct {
+    int M, N, K, cores, split, mr, nr;
+    double seconds;
+} nt_lib_shape;
+#define NT_LIB_SHAPE(M, N, K, cores, split, mr, nr, seconds, fn) {M, N, K, cores, split, mr, nr, seconds},
+#define NT_LIB_FN(M, N, K, cores, split, mr, nr, seconds, fn) fn,
+
+/* The kernels' extended entries (see NT_(ex) in gemm.c), by the type of A and B. */
+typedef void nt_lib_sfn(int, int, int, int, int, float, const float *, int, const float *, int,
+                        float, float *, int, int);
+typedef void nt_lib_hfn(int, int, int, int, int, float, const uint16_t *, int, const uint16_t *,
+                        int, float, float *, int, int);
+
+/* Whether entry e's config leaves no thread idle on an M x N problem: its
+ * threads over ceil(M / mr) x ceil(N / nr) micro-tiles (npu-tune's rule:
+ * split M needs a row of tiles per thread, split N a column, split MN a grid
+ * r x cores/r, 2 <= r <= cores/2, within them). */
+static int nt_lib_legal(const nt_lib_shape *e, long M, long N)
+{
+    long TM = (M + e->mr - 1) / e->mr, TN = (N + e->nr - 1) / e->nr;
+    if (e->cores == 1)
+        return 1;
+    if (e->split == NT_LIB_SPLIT_M)
+        return TM >= e->cores;
+    if (e->split == NT_LIB_SPLIT_N)
+        return TN >= e->cores;
+    for (long r = 2; 2 * r <= e->cores; r++)
+        if (e->cores % r == 0 && r <= TM && e->cores / r <= TN)
+            return 1;
+    return 0;
+}
+
+static double nt_lib_ratio(long a, long b) { return a > b ? (double)a / (double)b : (double)b / (double)a; }
+
+/* How calls were dispatched: to an exact entry, the nearest legal one, the general kernel. */
+enum { NT_LIB_EXACT, NT_LIB_NEAREST, NT_LIB_GENERAL, NT_LIB_NHOW };
+static const char *const nt_lib_how[NT_LIB_NHOW] = {"exact", "nearest", "general"};
+
+/* The entry of e[0..n) for an M x N x K problem (M, N, K >= 1): the one of
+ * that shape, else the legal one nearest by |ln M/M'| + |ln N/N'| + |ln K/K'|
+ * (the product of the ratios, which orders the same; ties to the earlier),
+ * else -1: the general kernel. *how says which. */
+static int nt_lib_find(const nt_lib_shape *e, int n, int M, int N, int K, int *how)
+{
+    int best = -1;
+    double best_d = 0;
+    for (int i = 0; i < n; i++)
+        if (e[i].M == M && e[i].N == N && e[i].K == K) {
+            *how = NT_LIB_EXACT;
+            return i;
+        }
+    for (int i = 0; i < n; i++) {
+        if (!nt_lib_legal(&e[i], M, N))
+            continue;
+        double d = nt_lib_ratio(e[i].M, M) * nt_lib_ratio(e[i].N, N) * nt_lib_ratio(e[i].K, K);
+        if (best < 0 || d < best_d)
+            best = i, best_d = d;
+    }
+    *how = best < 0 ? NT_LIB_GENERAL : NT_LIB_NEAREST;
+    return best;
+}
+
+/* A dtype's entries, its last pick per thread (the same shape again costs a
+ * comparison), and its calls by how they were dispatched. */
+typedef struct {
+    const nt_lib_shape *e;
+    int n;
+    long calls[NT_LIB_NHOW];
+} nt_lib_table;
+
+typedef struct {
+    const nt_lib_table *table;
+    int M, N, K, pick, how;
+} nt_lib_last;
+static _Thread_local nt_lib_last nt_lib_cache;
+
+/* Counting is on when NPU_TUNE_GEMM_STATS is set (read once, at load): the
+ * counts then go to standard error when the program ends. */
+static int nt_lib_counting;
+
+/* The entry of t for an M x N x K problem, or -1 (the general kernel). */
+static int nt_lib_pick(nt_lib_table *t, int M, int N, int K)
+{
+    nt_lib_last *c = &nt_lib_cache;
+    if (c->table != t || c->M != M || c->N != N || c->K != K) {
+        c->table = t, c->M = M, c->N = N, c->K = K;
+        c->pick = nt_lib_find(t->e, t->n, M, N, K, &c->how);
+    }
+    if (nt_lib_counting)
+        __atomic_fetch_add(&t->calls[c->how], 1, __ATOMIC_RELAXED);
+    return c->pick;
+}
+
+/* NPU_TUNE_GEMM_THREADS=1 (read once, at load): every call on one thread. */
+static int nt_lib_one_thread;
+
+/* Seconds this process's threads take to start a parallel region of n threads
+ * after the last one ended: with OMP_WAIT_POLICY=passive they sleep in between
+ * and each call wakes them; spinning threads start at once. Measured on the
+ * calling thread's first threaded call (the median of five regions after one
+ * that makes the team), once per process. */
+static double nt_lib_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+static double nt_lib_wake_cost(int n)
+{
+    static long cost_ns = -1;
+    long known = __atomic_load_n(&cost_ns, __ATOMIC_ACQUIRE);
+    if (known >= 0)
+        return 1e-9 * (double)known;
+    double t[6];
+    for (int r = 0; r < 6; r++) {
+        double t0 = nt_lib_now();
+#ifdef _OPENMP
+#pragma omp parallel num_threads(n)
+        __asm__ volatile("" ::: "memory");
+#else
+        (void)n;
+#endif
+        t[r] = nt_lib_now() - t0;
+    }
+    for (int i = 2; i < 6; i++) /* insertion sort of the five after the first */
+        for (int j = i; j > 1 && t[j] < t[j - 1]; j--) {
+            double x = t[j];
+            t[j] = t[j - 1], t[j - 1] = x;
+        }
+    __atomic_store_n(&cost_ns, (long)(t[3] * 1e9), __ATOMIC_RELEASE);
+    return t[3];
+}
+
+/* The threads entry e runs an M x N x K problem on: its own count, or one when
+ * what more threads save cannot pay for starting them. The time on one thread is
+ * estimated from the entry's tuned time, as if its threads had scaled perfectly
+ * (which favours threads), scaled by the work; the threads are kept when they
+ * save more than twice the start-up (nt_lib_wake_cost). */
+static int nt_lib_threads(const nt_lib_shape *e, int M, int N, int K)
+{
+    if (e->cores <= 1 || nt_lib_one_thread)
+        return 1;
+    if (e->seconds <= 0)
+        return e->cores;
+    double work = (double)M * N * K / ((double)e->M * e->N * e->K);
+    double one = e->seconds * e->cores * work;
+    return one * (1.0 - 1.0 / e->cores) > 2.0 * nt_lib_wake_cost(e->cores) ? e->cores : 1;
+}
+
+/* ---- fp32 ---- */
+
+static const nt_lib_shape nt_lib_s_shape[] = {NT_LIB_FP32(NT_LIB_SHAPE){0, 0, 0, 0, 0, 0, 0, 0}};
+static nt_lib_sfn *const nt_lib_s_fn[] = {NT_LIB_FP32(NT_LIB_FN) NULL};
+static nt_lib_table nt_lib_s = {nt_lib_s_shape, (int)(sizeof nt_lib_s_fn / sizeof *nt_lib_s_fn) - 1,
+                                {0}};
+
+/* Row-major C (M x N) = alpha op(A) op(B) + beta C with arguments a BLAS has
+ * checked, by the kernel the dispatcher picks. */
+static void nt_lib_sgemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
+                         const float *B, int ldb, float beta, float *C, int ldc)
+{
+    if (M <= 0 || N <= 0)
+        return;
+    if (K <= 0 || alpha == 0.0f) { /* no product: C = beta C (0: not read) */
+        if (beta != 1.0f)
+            NT_LIB_FP32_GENERAL(0, 0, M, N, 0, alpha, A, lda, B, ldb, beta, C, ldc, 1);
+        return;
+    }
+    int i = nt_lib_pick(&nt_lib_s, M, N, K);
+    if (i < 0)
+        NT_LIB_FP32_GENERAL(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 1);
+    else
+        nt_lib_s_fn[i](ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+                       nt_lib_threads(&nt_lib_s_shape[i], M, N, K));
+}
+
+NT_GEMM_API void nt_sgemm(int M, int N, int K, const float *A, int lda, const float *B, int ldb, float *C,
+              int ldc)
+{
+    nt_lib_sgemm(0, 0, M, N, K, 1.0f, A, lda, B, ldb, 0.0f, C, ldc);
+}
+
+/* ---- the 16-bit storage dtypes the tables tuned ---- */
+
+/* The entry point of a 16-bit dtype D (its list NT_LIB_D, its general kernel
+ * NT_LIB_D_GENERAL) named NAME. */
+#define NT_LIB_16(D, NAME)                                                                      \
+    static const nt_lib_shape nt_lib_##D##_shape[] = {                                         \
+        NT_LIB_##D(NT_LIB_SHAPE){0, 0, 0, 0, 0, 0, 0, 0}};                                      \
+    static nt_lib_hfn *const nt_lib_##D##_fn[] = {NT_LIB_##D(NT_LIB_FN) NULL};                 \
+    static nt_lib_table nt_lib_##D = {                                                          \
+        nt_lib_##D##_shape, (int)(sizeof nt_lib_##D##_fn / sizeof *nt_lib_##D##_fn) - 1, {0}};  \
+    NT_GEMM_API void NAME(int M, int N, int K, const uint16_t *A, int lda, const uint16_t *B,  \
+                          int ldb, float *C, int ldc)                                          \
+    {                                                                                           \
+        if (M <= 0 || N <= 0)                                                                   \
+            return;                                                                             \
+        int i = K > 0 ? nt_lib_pick(&nt_lib_##D, M, N, K) : -1;                                 \
+        if (i < 0)                                                                              \
+            NT_LIB_##D##_GENERAL(0, 0, M, N, K, 1.0f, A, lda, B, ldb, 0.0f, C, ldc, 1);         \
+        else                                                                                    \
+            nt_lib_##D##_fn[i](0, 0, M, N, K, 1.0f, A, lda, B, ldb, 0.0f, C, ldc,               \
+                               nt_lib_threads(&nt_lib_##D##_shape[i], M, N, K));                \
+    }
+#ifdef NT_LIB_BF16
+NT_LIB_16(BF16, nt_sbgemm)
+#endif
+#ifdef NT_LIB_FP16
+NT_LIB_16(FP16, nt_shgemm)
+#endif
+
+/* ---- the counts at exit ---- */
+
+static void nt_lib_report(const char *name, const nt_lib_table *t)
+{
+    long n = t->calls[0] + t->calls[1] + t->calls[2];
+    if (n == 0)
+        return;
+    fprintf(stderr, "npu_tune_gemm: %s: %ld call%s:", name, n, n == 1 ? "" : "s");
+    for (int h = 0; h < NT_LIB_NHOW; h++)
+        fprintf(stderr, " %ld %s%s", t->calls[h], nt_lib_how[h], h + 1 < NT_LIB_NHOW ? "," : "\n");
+}
+
+__attribute__((destructor)) static void nt_lib_end(void)
+{
+    if (!nt_lib_counting)
+        return;
+    nt_lib_report("sgemm", &nt_lib_s);
+#ifdef NT_LIB_BF16
+    nt_lib_report("sbgemm", &nt_lib_BF16);
+#endif
+#ifdef NT_LIB_FP16
+    nt_lib_report("shgemm", &nt_lib_FP16);
+#endif
+}
+
+__attribute__((constructor)) static void nt_lib_start(void)
+{
+    const char *s = getenv("NPU_TUNE_GEMM_STATS"), *t = getenv("NPU_TUNE_GEMM_THREADS");
+    nt_lib_counting = s && *s && strcmp(s, "0") != 0;
+    nt_lib_one_thread = t && strcmp(t, "1") == 0;
+}
+
+/* ---- the reference BLAS's argument checks and error handlers ---- */
+
+/* LSAME: c is the letter u in either case. */
+static int nt_lib_lsame(char c, char u) { return c == u || c == u + ('a' - 'A'); }
+
+/* The reference SGEMM's check of its arguments (column-major): the number of
+ * the first bad one (1 TRANSA, 2 TRANSB, 3 M, 4 N, 5 K, 8 LDA, 10 LDB, 13
+ * LDC), or 0; *ta and *tb are the transposes ('C' is 'T' for real matrices). */
+static int nt_lib_check(char transa, char transb, int M, int N, int K, int lda, int ldb, int ldc,
+                        int *ta, int *tb)
+{
+    int nota = nt_lib_lsame(transa, 'N'), notb = nt_lib_lsame(transb, 'N');
+    int nrowa = nota ? M : K, nrowb = notb ? K : N;
+    *ta = !nota, *tb = !notb;
+    if (!nota && !nt_lib_lsame(transa, 'C') && !nt_lib_lsame(transa, 'T'))
+        return 1;
+    if (!notb && !nt_lib_lsame(transb, 'C') && !nt_lib_lsame(transb, 'T'))
+        return 2;
+    if (M < 0)
+        return 3;
+    if (N < 0)
+        return 4;
+    if (K < 0)
+        return 5;
+    if (lda < (nrowa > 1 ? nrowa : 1))
+        return 8;
+    if (ldb < (nrowb > 1 ? nrowb : 1))
+        return 10;
+    if (ldc < (M > 1 ? M : 1))
+        return 13;
+    return 0;
+}
+
+/* The CBLAS call being checked is row-major: cblas_xerbla's parameter
+ * numbers of gemm are then those of the swapped Fortran call. */
+static _Thread_local int nt_lib_row_major;
+
+/* The reference CBLAS's global of the same meaning, set for a handler that
+ * reads it, where a reference BLAS is loaded. */
+extern int RowMajorStrg __attribute__((weak));
+
+/* The handlers a program (or another BLAS) may define instead: these are
+ * weak. As the reference's, they print which parameter was bad and end the
+ * program (the reference's Fortran XERBLA with STOP, status 0: here 1). */
+__attribute__((weak)) NT_GEMM_API void xerbla_(const char *srname, const int *info, size_t len)
+{
+    int n = 0;
+    while (n < 6 && (size_t)n < len && srname[n] && srname[n] != ' ')
+        n++;
+    fprintf(stderr, " ** On entry to %.*s parameter number %2d had an illegal value\n", n, srname,
+            *info);
+    exit(1);
+}
+
+__attribute__((weak)) NT_GEMM_API void cblas_xerbla(int info, const char *rout, const char *form, ...)
+{
+    if (nt_lib_row_major && strstr(rout, "gemm")) /* the user's parameter numbers */
+        info = info == 4 ? 5 : info == 5 ? 4 : info == 9 ? 11 : info == 11 ? 9 : info;
+    if (info)
+        fprintf(stderr, "Parameter %d to routine %s was incorrect\n", info, rout);
+    va_list ap;
+    va_start(ap, form);
+    vfprintf(stderr, form, ap);
+    va_end(ap);
+    exit(-1);
+}
+
+/* ---- Fortran 77 ---- */
+
+NT_GEMM_API void sgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+            const float *alpha, const float *A, const int *lda, const float *B, const int *ldb,
+            const float *beta, float *C, const int *ldc)
+{
+    int ta, tb, info = nt_lib_check(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc, &ta, &tb);
+    if (info) {
+        xerbla_("SGEMM ", &info, 6);
+        return;
+    }
+    /* column-major C = row-major C^T = op(B)^T op(A)^T: the same transposes */
+    nt_lib_sgemm(tb, ta, *n, *m, *k, *alpha, B, *ldb, A, *lda, *beta, C, *ldc);
+}
+
+/* ---- CBLAS ---- */
+
+enum { NT_LIB_ROW = 101, NT_LIB_COL = 102, NT_LIB_NOTRANS = 111, NT_LIB_TRANS = 112,
+       NT_LIB_CONJTRANS = 113 };
+
+/* The Fortran letter of a CBLAS transpose, or 0. */
+static char nt_lib_letter(int t)
+{
+    return t == NT_LIB_NOTRANS ? 'N' : t == NT_LIB_TRANS ? 'T' : t == NT_LIB_CONJTRANS ? 'C' : 0;
+}
+
+/* Reports bad parameter `info` of cblas_sgemm as the reference does. */
+static void nt_lib_cblas_error(int row, int info, const char *form, int value)
+{
+    nt_lib_row_major = row;
+    if (&RowMajorStrg)
+        RowMajorStrg = row;
+    if (form)
+        cblas_xerbla(info, "cblas_sgemm", form, value);
+    else
+        cblas_xerbla(info, "cblas_sgemm", "");
+    nt_lib_row_major = 0;
+    if (&RowMajorStrg)
+        RowMajorStrg = 0;
+}
+
+/* Layout and transposes are the CBLAS enums (CblasRowMajor 101, CblasColMajor 102,
+ * CblasNoTrans 111, CblasTrans 112, CblasConjTrans 113), passed as int. */
+NT_GEMM_API void cblas_sgemm(int layout, int transa, int transb, int M, int N, int K, float alpha,
+                 const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
+{
+    char la = nt_lib_letter(transa), lb = nt_lib_letter(transb);
+    int row = layout == NT_LIB_ROW, ta, tb, info;
+    if (!row && layout != NT_LIB_COL) {
+        nt_lib_cblas_error(0, 1, "Illegal layout setting, %d\n", layout);
+        return;
+    }
+    if (!la || !lb) {
+        nt_lib_cblas_error(row, la ? 3 : 2, la ? "Illegal TransB setting, %d\n"
+                                               : "Illegal TransA setting, %d\n",
+                           la ? transb : transa);
+        return;
+    }
+    if (row) { /* the reference calls Fortran SGEMM with B and A swapped */
+        info = nt_lib_check(lb, la, N, M, K, ldb, lda, ldc, &tb, &ta);
+        if (info) {
+            nt_lib_cblas_error(1, info + 1, NULL, 0);
+            return;
+        }
+        nt_lib_sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    } else {
+        info = nt_lib_check(la, lb, M, N, K, lda, ldb, ldc, &ta, &tb);
+        if (info) {
+            nt_lib_cblas_error(0, info + 1, NULL, 0);
+            return;
+        }
+        nt_lib_sgemm(tb, ta, N, M, K, alpha, B, ldb, A, lda, beta, C, ldc);
+    }
+}
