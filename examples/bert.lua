@@ -1,4 +1,4 @@
--- bert.lua — tune BERT-base's three matmul shapes on a simulated Ascend 910.
+-- bert.lua — tune BERT-base's three matmul shapes on a simulated 32-core Ascend 910.
 -- Run: npu-tune examples/bert.lua   (results land in results/)
 
 target "ascend910"
@@ -15,8 +15,8 @@ space {
   n             = multiples(16, 3072),
   k             = multiples(16, 3072),
   double_buffer = { false, true },
-  cores         = { 1 },
-  split         = { "M" },
+  cores         = { 1, 2, 4, 8, 16, 32 },
+  split         = { "M", "N", "MN" },
   -- constraint = function(c) return c.m >= c.n end,
 }
 

@@ -98,7 +98,7 @@ same "table rows" "$(wc -l <"$work/results/bert-table.csv")" "6"
 best=$(grep '^bert,512,768,768,' "$work/results/bert-table.csv" | cut -d, -f8)
 same "best strategy of 512x768x768" "$best" "OS"
 has "summary" "$out" "bert       512x768x768"
-has "summary gap" "$out" "OS 256x256x128 db=0 cores=1 M     0.00%"
+has "summary gap" "$out" "OS 128x192x160 db=0 cores=16 MN    0.00%"
 same "no temp files" "$(ls "$work/results" | tr '\n' ' ')" "bert-table.csv bert.csv bert.csv.sig "
 # a second run resumes: everything comes from the journal, nothing is re-measured
 before=$(wc -l <"$work/results/bert.csv")
@@ -111,9 +111,9 @@ run 0 gen --table results/bert-table.csv --shape 512x768x768 -o k/t.npu
 same "gen exact is silent" "$err" ""
 run 0 sim k/t.npu --check
 has "tuned kernel checks" "$out" "check: ok"
-has "tuned kernel config" "$(sed -n 4p "$work/k/t.npu")" "config OS m=256 n=256 k=128"
+has "tuned kernel config" "$(sed -n 4p "$work/k/t.npu")" "config OS m=144 n=96 k=224"
 run 0 gen --table results/bert-table.csv --shape 500x700x700 -o k/n.npu
-same "gen nearest" "$err" "npu-tune: gen: 500x700x700 is not in results/bert-table.csv; using the entry for 512x768x768 (nearest legal shape): OS 256x256x128 double_buffer=0 cores=1 split=M"
+same "gen nearest" "$err" "npu-tune: gen: 500x700x700 is not in results/bert-table.csv; using the entry for 512x768x768 (nearest legal shape): OS 144x96x224 double_buffer=0 cores=32 split=MN"
 run 0 sim k/n.npu --check
 has "fallback kernel checks" "$out" "check: ok"
 run 0 gen --table results/bert-table.csv --shape 64x64x64 -o k/m.npu
