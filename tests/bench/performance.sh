@@ -26,8 +26,8 @@ fi
 # The page's order of the benches and what each measures; ctest's other benches
 # (label bench) follow them.
 order=(bench.enumerate bench.npu_speed sim.kernels_speed bench.rank bench.search
-       bench.cpu_ukr bench.cpu_dtypes bench.cpu_footprint bench.cpu_model bench.cpu_kernel
-       bench.calibrate)
+       bench.search_cores bench.cpu_ukr bench.cpu_dtypes bench.cpu_footprint bench.cpu_model
+       bench.cpu_kernel bench.calibrate)
 declare -A about=(
 [bench.enumerate]="How fast the legal space is enumerated and ranked by the model: the widened
 space of examples/bert.lua (every strategy; m, n, k every multiple of 16 up to the dimension;
@@ -50,6 +50,17 @@ sizes with tails; fp16, double buffering off and on, 1 core) are simulated in fu
 each strategy replays them with a budget of 1% of the legal space (at least 8) and seeds 1 to
 3. within_1% counts the runs whose best is within 1% of the optimum; median_meas_to_1% is the
 median over the runs of the measurements a run takes to get there (-: most runs never do)."
+[bench.search_cores]="The model search on a multi-core space: tests/bench/search_cores.lua simulates
+every legal config of 13 shapes (BERT-like and odd sizes with tails; fp16; IS, WS, OS; m, n,
+k from a coarse list; double buffering off and on; 1 to 32 cores; splits M, N and MN) once,
+into a journal in the build tree that later runs resume (68385 configs, about an hour the
+first time on a shared 2-core machine; a rerun simulates nothing; delete
+build/tests/search-cores to simulate afresh), then bench_search_cores estimates every
+config with this build's model and replays the model search with a budget of 1% of the
+legal space. within: the search's best is within 1% of the optimum (search_gap) and the
+model's first pick is (pick_gap); pick_then is the pick of the estimates in the journal,
+the model that simulated it. Below, estimate / simulated cycles per core count (median
+bias and its 10th and 90th percentiles), then and now."
 [bench.cpu_ukr]="The ceiling of the generated host micro-kernels: each register tile alone, with its
 operands in L1 and with its B panels streaming from L2, against the roofline's FMA peak of
 one core."
