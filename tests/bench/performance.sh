@@ -27,7 +27,7 @@ fi
 # (label bench) follow them.
 order=(bench.enumerate bench.npu_speed sim.kernels_speed bench.rank bench.search
        bench.search_cores bench.cpu_ukr bench.cpu_dtypes bench.cpu_footprint bench.cpu_model
-       bench.cpu_kernel bench.calibrate)
+       bench.cpu_calibration bench.cpu_kernel bench.calibrate)
 declare -A about=(
 [bench.enumerate]="How fast the legal space is enumerated and ranked by the model: the widened
 space of examples/bert.lua (every strategy; m, n, k every multiple of 16 up to the dimension;
@@ -80,6 +80,18 @@ estimates in the journal (the sample's target), spearman_now with this build's m
 detected target; pick_*_% is how much slower the model's first pick measured than the
 sample's fastest; db1/db0 compares measured/estimated of double-buffered rows with the
 others'; the bins show measured/estimated by the packed B block's share of L2."
+[bench.cpu_calibration]="The host model calibrated on some shapes and judged on others:
+tests/bench/host_calibration.sh measures 150 uniformly random legal one-thread configs of
+each of three shapes (BERT 512x768x768, ResNet-50's im2col 3136x64x576, odd 300x500x700),
+fits the model's figures to them with npu-tune calibrate, and measures 150 of each of six
+other shapes (BERT's FFN, ResNet's im2col at 28x28, small, odd sizes with tails). rho is the
+Spearman correlation of estimate and measurement over a shape's sample, pick how much slower
+the model's first pick measured than the sample's best, with the default figures and the
+fitted ones. Then model searches of 48 measurements on three of those shapes: with the
+default figures and no refit (the search before calibration), refitting during the run
+(tune { calibrate = true }), and with the fitted figures; each cell is the measurements
+until within 2% of the run's own best / of the best any run or the sample measured, of the
+measurements made, and the run's best over that best."
 [bench.cpu_kernel]="The tuned host kernels against OpenBLAS: tests/bench/host_bench.sh tunes the
 BERT shapes and 1024x1024x1024 at 1 thread and at 2 (tests/bench/host_bench.lua), then times
 side by side, round-robin in one run, the tuned kernels, OpenBLAS cblas_sgemm with its

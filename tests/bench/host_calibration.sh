@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# host_calibration.sh — the host model calibrated on some shapes, judged on others: samples
+# SAMPLE uniformly random one-thread configs of each shape of both sets (measured on the
+# host), fits the model's figures to the first set (npu-tune calibrate), then has
+# bench_host_calibration rank the second set's sample with the default and the fitted figures
+# and compare model searches of BUDGET measurements (today's: default figures; refitting
+# during the run; the fitted figures) on a few shapes of the second set.
+# Usage: host_calibration.sh NPU_TUNE BENCH_HOST_CALIBRATION SOURCE_DIR [OUT_DIR [SAMPLE [BUDGET]]]
+set -euo pipefail
+if [ $# -lt 3 ]; then
+    echo "usage: host_calibration.sh NPU_TUNE BENCH_HOST_CALIBRATION SOURCE_DIR [OUT_DIR [SAMPLE [BUDGET]]]" >&2
+    exit 2
+fi
+tune=$1 bench=$2 src=$3 out=${4:-results} sample=${5:-150} budget=${6:-48}
+# fitted on: BERT, ResNet-50's im2col of a 3x3 conv at 56x56, odd sizes
+fit=512x768x768,3136x64x576,300x500x700
+# judged on: BERT's FFN, ResNet's im2col at 28x28, small, odd sizes with tails
+test=512x768x3072,512x3072x768,784x128x1152,128x128x128,200x1000x64,777x333x129
+search=512x3072x768,784x128x1152,200x1000x64
+script=$src/tests/bench/host_sample.lua
+
+# A fresh journal: one left by an earlier build would resume with its kernels' figures.
+step() { # NAME SHAPES SEARCH BUDGET CALIBRATE TARGET
+    rm -f "$out/$1.csv" "$out/$1.csv.sig" "$out/$1.csv.fit" "$out/$1-table.csv"
+    rm -rf "$out/$1.csv.kernels"
+    local start=$(date +%s)
+    NPU_TUNE_OUT=$out NPU_TUNE_NAME=$1 NPU_TUNE_SHAPES=$2 NPU_TUNE_SEARCH=$3 NPU_TUNE_BUDGET=$4 \
+        NPU_TUNE_CALIBRATE=$5 NPU_TUNE_TARGET=$6 "$tune" --quiet "$script" > "$out/$1.log"
+    echo "host_calibration.sh: $1 ($3, $4 per shape of $2) took $(( $(date +%s) - start )) s" >&2
+}
+mkdir -p "$out"
+step fit "$fit" random "$sample" 0 host
+step sample "$test" random "$sample" 0 host
+echo "fitted on $fit ($sample random configs each), judged on $test"
+"$tune" calibrate "$out/fit.csv" --holdout 0 -o "$out/calibrated.lua"
+echo
+step search-default "$search" model "$budget" 0 host
+step search-refit "$search" model "$budget" 1 host
+step search-calibrated "$search" model "$budget" 0 "$out/calibrated.lua"
+exec "$bench" "$out/calibrated.lua" "$out/sample.csv" "default=$out/search-default.csv" \
+    "refit=$out/search-refit.csv" "calibrated=$out/search-calibrated.csv"
