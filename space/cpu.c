@@ -34,13 +34,15 @@ static bool check_target(const sp_target *t, const char *n, char *err, size_t er
             FAIL("target '%s': field '%s' must be positive", n, sp_target_field_name(t, bw[i]));
     if (!(u->fork_join >= 0 && u->fork_join <= 1e9))
         FAIL("target '%s': field 'fork_join' must be a cycle count from 0 to 1e9", n);
+    if (!(u->load_stall >= 0 && u->load_stall <= 100))
+        FAIL("target '%s': field 'load_stall' must be a cycle count from 0 to 100", n);
     return true;
 }
 
 /* The NPU's figures (zeros, but for the cores) with no clock: a CPU's is
  * measured, a little different every run, and only turns the model's cycles
  * into microseconds, so its journals (seconds) do not depend on it. Then the
- * CPU's own; fork_join only when set, as before there was one. */
+ * CPU's own; fork_join and load_stall only when set, as before there were. */
 static void sign(const sp_target *t, sp_text *o)
 {
     const sp_cpu *u = &t->cpu;
@@ -51,6 +53,8 @@ static void sign(const sp_target *t, sp_text *o)
     sp_put(o, " %.17g %.17g %.17g %.17g", u->bw_l2, u->bw_l3, u->bw_mem, u->bw_mem_shared);
     if (u->fork_join > 0)
         sp_put(o, " fj %.17g", u->fork_join);
+    if (u->load_stall > 0)
+        sp_put(o, " ls %.17g", u->load_stall);
 }
 
 /* The generated host kernel (codegen/host.c) keeps an A micro-panel (mr x kc)
@@ -170,8 +174,10 @@ static double vectors_of(int64_t dim, int64_t nr, int64_t w)
  *    again per band). Each step streams its A block, which the hardware
  *    prefetchers overlap with the FMAs, as they do the B panels from L2.
  *  - the micro-kernel: per k step mr x nv FMAs over the FMA units or mr + nv
- *    loads over the load ports, whichever is slower; a narrow last tile runs
- *    a narrower kernel; each call loads and stores its C tile.
+ *    loads over the load ports, whichever is slower, and load_stall cycles
+ *    per load (a load delays the FMAs even below the ports' limit: the tiles
+ *    with fewer FMAs per load run slower); a narrow last tile runs a
+ *    narrower kernel; each call loads and stores its C tile.
  *  - double buffering issues one prefetch per line of the next step's new
  *    blocks: a cycle each (what it hides, the prefetchers already hide on
  *    the machines measured).
@@ -215,9 +221,10 @@ void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figure
     /* The micro-kernel over every tile, padded rows included. */
     double row_tiles = tiles_of(Mt, mc, mr), col_tiles = tiles_of(Nt, nc, nr);
     double vecs = vectors_of(Nt, nr, w);
-    double fmas = (double)mr * vecs / u->fma_units;                /* per row of tiles, k step */
-    double loads = ((double)mr * col_tiles + vecs) / u->load_ports; /* broadcasts, B vectors */
-    double compute = row_tiles * (double)K * (fmas > loads ? fmas : loads);
+    double fmas = (double)mr * vecs / u->fma_units;  /* per row of tiles, k step */
+    double nload = (double)mr * col_tiles + vecs;     /* broadcasts, B vectors */
+    double loads = nload / u->load_ports;
+    double compute = row_tiles * (double)K * ((fmas > loads ? fmas : loads) + u->load_stall * nload);
     double calls = row_tiles * col_tiles * (double)nP;
     double l2 = calls * (double)kc * (double)(nr + mr) * 4.0 / u->bw_l2;
     /* A streamed once per step through its block: a_once per column block */

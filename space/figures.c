@@ -64,6 +64,7 @@ const sp_target_field sp_target_fields[] = {
     {"bandwidth.mem", SP_FIELD_NUM, UNIT(bw_mem), CPU, false},
     {"bandwidth.mem_shared", SP_FIELD_NUM, UNIT(bw_mem_shared), CPU, false},
     {"fork_join", SP_FIELD_NUM, UNIT(fork_join), CPU, true},
+    {"load_stall", SP_FIELD_NUM, UNIT(load_stall), CPU, true},
 };
 
 const char *sp_target_field_name(const sp_target *t, const void *member)

@@ -71,6 +71,8 @@ typedef struct {
     double bw_mem_shared;         /* bytes/cycle from memory for all cores together */
     double fork_join;             /* cycles a call on more than one thread spends starting
                                    * and joining them (0: free) */
+    double load_stall;            /* cycles of FMA issue each load of the micro-kernel
+                                   * takes, beyond the load ports' limit (0: none) */
 } sp_cpu;
 
 /* Hardware description of one target. An NPU has per-core buffers and paths
@@ -295,7 +297,7 @@ typedef struct {
     bool optional;    /* may be left out (stays 0) */
 } sp_target_field;
 
-#define SP_TARGET_NFIELDS 42
+#define SP_TARGET_NFIELDS 43
 /* Every field of a target: the name, the kind, then the figures, in the order
  * a missing one is reported and the text below lists them. Scripts read
  * targets through this table, files write and read them through it. */

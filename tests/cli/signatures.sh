@@ -2,7 +2,7 @@
 # signatures.sh — the target signatures journals are signed with, pinned: a
 # journal resumes only under the same target_sig, so a change to how a target
 # is signed would refuse every journal written before it. Built-in and
-# script-derived NPU targets, CPU targets with and without fork_join.
+# script-derived NPU targets, CPU targets with and without fork_join and load_stall.
 # Usage: signatures.sh PATH/TO/npu-tune
 set -u
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -36,6 +36,7 @@ signed wide 5e748655b4601c84 \
     'target { base = "ascend910", name = "wide", macs = { fp32 = 1024, bf16 = 2048 } }'
 signed cpu 4ffa89ea0dbafd8f "target { $cpu }"
 signed cpu_fork_join 9c4e3dd7503e7032 "target { $cpu, fork_join = 2500 }"
+signed cpu_load_stall 60766fe7fc73cbd4 "target { $cpu, load_stall = 0.125 }"
 # a CPU's clock is measured, a little different every run: not signed
 signed cpu_clock 4ffa89ea0dbafd8f "target { ${cpu/clock_mhz = 3000/clock_mhz = 2900} }"
 

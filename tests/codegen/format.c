@@ -765,7 +765,7 @@ static void test_figures(void)
         char many[1024] = "";
         for (int i = 0; i < 45; i++)
             strcat(many, " x=1");
-        ON(&base, many, "k.npu:2: more than 41 figures on the target line");
+        ON(&base, many, "k.npu:2: more than 42 figures on the target line");
     }
     /* format 1 names its target only */
     {

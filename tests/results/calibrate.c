@@ -178,7 +178,8 @@ static void npu(gsl_rng *rng)
     sp_space_free(&s);
 }
 
-/* CPU rows in seconds: the clock and the cache rates, fork_join from 0. */
+/* CPU rows in seconds: the clock and the cache rates, fork_join and
+ * load_stall from 0. */
 static void cpu(gsl_rng *rng)
 {
     sp_target start = fx_box(), truth = start;
@@ -187,6 +188,7 @@ static void cpu(gsl_rng *rng)
     truth.cpu.bw_l3 = 11;
     truth.cpu.bw_mem = 6;
     truth.cpu.fork_join = 8000;
+    truth.cpu.load_stall = 0.2;
     const int32_t cores[] = {1, 2, 4};
     const sp_split splits[] = {SP_SPLIT_M, SP_SPLIT_N};
     sp_space s = fx_space(1, 0, cores, 3, splits, 2);
@@ -208,7 +210,7 @@ static void cpu(gsl_rng *rng)
     rs_fit fit;
     fits(&start, rows, n, &o, &fit);
     const char *const moved[] = {"clock_mhz", "bandwidth.l2", "bandwidth.l3", "bandwidth.mem",
-                                 "fork_join", NULL};
+                                 "fork_join", "load_stall", NULL};
     recovered(&fit, truth, moved);
     /* rows in seconds are estimated at the target's clock */
     sp_figures f;

@@ -120,6 +120,14 @@ static void targets(void)
     CHECK(!sp_target_check(&t, err, sizeof err));
     CHECK_STR(err, "target 'avx512': field 'fork_join' must be a cycle count from 0 to 1e9");
     t = a;
+    t.cpu.load_stall = 100;
+    CHECK(sp_target_check(&t, err, sizeof err));
+    t.cpu.load_stall = 100.5;
+    CHECK(!sp_target_check(&t, err, sizeof err));
+    CHECK_STR(err, "target 'avx512': field 'load_stall' must be a cycle count from 0 to 100");
+    t.cpu.load_stall = -0.5;
+    CHECK(!sp_target_check(&t, err, sizeof err));
+    t = a;
     t.kind = SP_NKIND;
     CHECK(!sp_target_check(&t, err, sizeof err));
     CHECK_STR(err, "target 'avx512': field 'kind' must be \"npu\" or \"cpu\"");
@@ -504,6 +512,25 @@ static void cycles(void)
     sp_figures nf = model(&t, &narrow, cpu_cfg(SP_OS, 6, 64, 16, 0, 1, SP_SPLIT_M, 6, 64));
     /* 144 + C 64 + packing 640 elements * 8 / 64 = 80 */
     CHECK_DBL(nf.est_cycles, 144 + 64 + 80);
+    /* load_stall: every load of a k step delays the FMAs, 6 broadcasts and
+     * 4 B vectors: 16 steps of 10 loads at 0.25 cycles add 40 (compute 232
+     * still above the L2 stream's 70). */
+    t.cpu.load_stall = 0.25;
+    CHECK_DBL(model(&t, &p, cpu_cfg(SP_OS, 6, 64, 16, 0, 1, SP_SPLIT_M, 6, 64)).est_cycles, 424);
+    /* On 384^3 in one WS block, 6x64 and 12x32 issue the same FMAs, but
+     * per k step 6x64 loads 64 rows of tiles x (6 x 6 broadcasts + 24 B
+     * vectors), 12x32 32 x (12 x 12 + 24): the tile with fewer FMAs per
+     * load loses more, and the default tile (most FMAs per load) ranks first. */
+    sp_problem cube = fx_problem(384, 384, 384, 1, SP_FP32);
+    sp_config c6 = cpu_cfg(SP_WS, 384, 384, 384, 0, 1, SP_SPLIT_M, 6, 64);
+    sp_config c12 = cpu_cfg(SP_WS, 384, 384, 384, 0, 1, SP_SPLIT_M, 12, 32);
+    double s6 = model(&t, &cube, c6).est_cycles, s12 = model(&t, &cube, c12).est_cycles;
+    t.cpu.load_stall = 0;
+    CHECK_DBL(s6 - model(&t, &cube, c6).est_cycles, 384.0 * 64 * (6 * 6 + 24) * 0.25);
+    CHECK_DBL(s12 - model(&t, &cube, c12).est_cycles, 384.0 * 32 * (12 * 12 + 24) * 0.25);
+    CHECK(s6 < s12);
+    CHECK_INT(sp_micro_default(&t).mr, 6);
+    CHECK_INT(sp_micro_default(&t).nr, 64);
 
     /* Sanity on a larger problem: bigger register tiles are not slower;
      * nothing beats the FMA peak; two threads beat one. */

@@ -14,7 +14,7 @@ static sp_target fx_cpu(void)
         .cpu = {.simd_floats = 16, .vregs = 32, .fma_units = 2, .load_ports = 2,
                 .cache = {[SP_CL1] = 48 * KiB, [SP_CL2] = 1 * MiB, [SP_CL3] = 0},
                 .bw_l2 = 64, .bw_l3 = 32, .bw_mem = 16, .bw_mem_shared = 24.5,
-                .fork_join = 10000},
+                .fork_join = 10000, .load_stall = 0.125},
     };
     return t;
 }
@@ -84,8 +84,10 @@ static void round_trips(void)
     sp_target c = fx_cpu();
     round_trip(&c, "host-custom kind=cpu cores=2 clock_mhz=2893.4567812 simd_floats=16 vregs=32 "
                    "fma_units=2 load_ports=2 l1=49152 l2=1048576 l3=0 bandwidth.l2=64 "
-                   "bandwidth.l3=32 bandwidth.mem=16 bandwidth.mem_shared=24.5 fork_join=10000");
+                   "bandwidth.l3=32 bandwidth.mem=16 bandwidth.mem_shared=24.5 fork_join=10000 "
+                   "load_stall=0.125");
     c.cpu.fork_join = 0;
+    c.cpu.load_stall = 0;
     round_trip(&c, NULL);
 
     /* printing into too small a buffer: cut, and the length it needs */
