@@ -99,4 +99,9 @@ void tn_progress(tn_session *r, size_t problem, size_t measured, size_t budget, 
 void tn_progress_done(tn_session *r, size_t measured);
 void tn_progress_end(tn_session *r);
 
+/* Joins the job a launcher (mpirun, srun) started this process in, if any:
+ * true when this process goes on to tune; false when it must not, with its
+ * exit status in *rc and the reason said. */
+bool tn_join(int *rc);
+
 #endif

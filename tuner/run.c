@@ -624,6 +624,8 @@ int tn_run(int argc, char **argv)
     bool safe = false, wait = false;
     int o;
     char why[160];
+    if (!tn_join(&o))
+        return o;
     opterr = 0;
     optind = 1;
     while ((o = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
