@@ -5,14 +5,15 @@
 set -eu
 cd "$(dirname "$0")"
 
-# the build; then the tests' tools: plot rendering (gnuplot), the exported C
-# header under C++ and clang, host kernels under clang (OpenMP), trace JSON, the
-# GEMM library's checks (the reference BLAS tests, numpy, pkg-config) and its
-# benchmark's peers (OpenBLAS, BLIS, libxsmm)
+# the build, with MPI (optional: runs under mpirun); then the tests' tools: plot
+# rendering (gnuplot), the exported C header under C++ and clang, host kernels
+# under clang (OpenMP), trace JSON, mpirun, the GEMM library's checks (the
+# reference BLAS tests, numpy, pkg-config) and its benchmark's peers (OpenBLAS,
+# BLIS, libxsmm)
 need=()
-for pkg in cmake make gcc liblua5.4-dev libgsl-dev \
-    gnuplot-nox g++ clang libomp-dev python3 libblas-test python3-numpy pkg-config \
-    libopenblas-dev libblis-dev libxsmm-dev; do
+for pkg in cmake make gcc liblua5.4-dev libgsl-dev libopenmpi-dev \
+    gnuplot-nox g++ clang libomp-dev python3 openmpi-bin libblas-test python3-numpy \
+    pkg-config libopenblas-dev libblis-dev libxsmm-dev; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

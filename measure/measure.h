@@ -31,6 +31,8 @@ struct ms_backend {
     bool checked;     /* measure() checks every result against a reference itself */
     bool calibrates;  /* times real hardware, which the model's default figures only
                        * guess at: tune { calibrate } is on unless the script says */
+    bool hardware;    /* times real hardware (this machine, or a board it drives): its
+                       * figures belong to the node that took them */
     void (*measure)(ms_backend *b, const sp_target *t, const sp_problem *p,
                     const sp_candidate *c, ms_measurement *out);
     /* Optional: measures n candidates at once (e.g. one compile for all),

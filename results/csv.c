@@ -17,7 +17,8 @@ static const char *const names[RS_NFIELDS] = {
     [RS_CORES] = "cores", [RS_SPLIT] = "split", [RS_LOAD] = "load_volume_elems",
     [RS_EST] = "est_cycles", [RS_BACKEND] = "backend", [RS_STATUS] = "status",
     [RS_MEASURED] = "measured", [RS_UNIT] = "unit", [RS_MICRO] = "micro", [RS_ROUND] = "round",
-    [RS_VERIFIED] = "verified", [RS_OP] = "op", [RS_SHAPE] = "shape"};
+    [RS_VERIFIED] = "verified", [RS_OP] = "op", [RS_SHAPE] = "shape",
+    [RS_NODE] = "node"};
 
 /* The columns both files begin with: the problem and the config. */
 #define PROBLEM_AND_CONFIG                                                                      \
@@ -28,7 +29,7 @@ static const char *const names[RS_NFIELDS] = {
  * checks). Columns are added at the end: older files have the first ones. */
 static const rs_field journal[] = {PROBLEM_AND_CONFIG, RS_LOAD,  RS_EST,   RS_BACKEND,
                                    RS_STATUS,          RS_MEASURED, RS_UNIT, RS_MICRO,
-                                   RS_ROUND,           RS_OP,    RS_SHAPE};
+                                   RS_ROUND,           RS_OP,    RS_SHAPE, RS_NODE};
 static const rs_field table[] = {PROBLEM_AND_CONFIG, RS_MEASURED, RS_UNIT, RS_MICRO,
                                  RS_VERIFIED,        RS_OP,       RS_SHAPE};
 const rs_columns rs_journal_columns = {journal, sizeof journal / sizeof *journal};
@@ -54,7 +55,8 @@ bool rs_row_check(const rs_row *r, char *err, size_t errlen)
     const struct {
         const char *what, *value;
     } fields[] = {{"problem name", name}, {"target", r->target}, {"backend", r->backend},
-                  {"status", r->status},  {"unit", r->unit}};
+                  {"status", r->status},  {"unit", r->unit},
+                  {"node", r->node && *r->node ? r->node : "-"}};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         if (!bs_csv_safe(fields[i].value)) {
             snprintf(err, errlen,
@@ -114,6 +116,7 @@ static const char *field_text(rs_field f, const rs_row *r, char *num, size_t len
     case RS_VERIFIED: return r->verified ? "1" : "0";
     case RS_OP: return sp_op_name(p->op);
     case RS_SHAPE: sp_problem_shape(p, num, len); return num;
+    case RS_NODE: return r->node ? r->node : "";
     case RS_NFIELDS: break;
     }
     return num;
@@ -337,6 +340,7 @@ static bool parse_field(const where *w, rs_field f, char *s, rs_entry *e)
     case RS_VERIFIED: return bit(w, f, s, &e->verified);
     case RS_OP: return choice(w, f, s, sp_op_parse, sp_op_name, &p->op);
     case RS_SHAPE: return shape(w, s, p);
+    case RS_NODE: return !*s || text(w, f, s, e->node, sizeof e->node);
     case RS_NFIELDS: break;
     }
     return fail(w, "no such field");

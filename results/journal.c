@@ -140,12 +140,12 @@ static bool same_origin(const char *path, const rs_signature *old, const rs_sign
 
 /* ---- opening ---- */
 
-/* The columns of the oldest journal read: all but the last two, op and
- * shape (a journal from before shapes lacks the last). Its rows are of the
- * default op, and so are the rows a resumed run appends to it, which keep
- * its columns (the space signature of a run with problems of another op
- * differs). */
-#define BEFORE_OPS (rs_journal_columns.n - 2)
+/* The columns of the oldest journal read: all but the last three, op,
+ * shape and node (a journal from before shapes lacks the last two, one from
+ * before nodes the last). Its rows are of the default op, and so are the
+ * rows a resumed run appends to it, which keep its columns (the space
+ * signature of a run with problems of another op differs). */
+#define BEFORE_OPS (rs_journal_columns.n - 3)
 
 /* The header line of the first n columns into head, with its newline; its
  * length without. */

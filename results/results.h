@@ -23,6 +23,7 @@ typedef struct {
     const char *unit;     /* "cycles" or "s" */
     const char *round;    /* journal: "search" (NULL), "final" (side by side) or "verify" */
     bool verified;        /* table: its result was checked against a reference */
+    const char *node;     /* journal: the machine that measured it (NULL: not known) */
 } rs_row;
 
 /* What a journal or table belongs to. A journal is resumed only when the
@@ -52,6 +53,8 @@ typedef struct {
     char backend[32];  /* journal: the backend that measured it; table: "" */
     double load_elems; /* journal: the model's load volume and estimated cycles; */
     double est_cycles; /* 0 where the row has none (an illegal candidate); table: 0 */
+    char node[64];     /* journal: the machine that measured it; "" not known (older
+                        * journals have no node column) */
     long line;         /* the line of its file it was read from */
 } rs_entry;
 

@@ -21,6 +21,9 @@
 
 typedef struct tn_fits tn_fits;
 
+/* The other ranks of an MPI job, as rank 0 sees them (workers.h). */
+typedef struct tn_workers tn_workers;
+
 typedef struct {
     ls_script *script;
     ms_backend *backend;
@@ -39,6 +42,9 @@ typedef struct {
     bool have_peak;
     ms_peak peak;
     tn_fits *fits;              /* tune { calibrate }: the refits, NULL when off */
+    /* under a launcher: the ranks that measure (NULL: this process does) */
+    tn_workers *workers;
+    char node[64];              /* the node column of what this process measures */
 } tn_session;
 
 /* ---- tune { calibrate = true } (fits.c) ---- */
@@ -100,8 +106,9 @@ void tn_progress_done(tn_session *r, size_t measured);
 void tn_progress_end(tn_session *r);
 
 /* Joins the job a launcher (mpirun, srun) started this process in, if any:
- * true when this process goes on to tune; false when it must not, with its
- * exit status in *rc and the reason said. */
-bool tn_join(int *rc);
+ * true when this process goes on to tune, with *w the ranks that measure
+ * (NULL: it measures itself); false when it is done (a worker, once rank 0
+ * let it go) or must not run (said), with its exit status in *rc. */
+bool tn_join(tn_workers **w, int *rc);
 
 #endif

@@ -1,10 +1,18 @@
 /* launch.c — whether a launcher (mpirun, srun) started this process as one of
- * the ranks of a job, which a build without MPI refuses. */
+ * the ranks of a job, and joining that job through the installed transport
+ * (a build without MPI has none, and refuses). */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "workers.h"
+
+static const tn_transport *transport;
+
+void tn_set_transport(const tn_transport *t)
+{
+    transport = t;
+}
 
 /* The positive integer in environment variable `name`, or 0. */
 static long env_count(const char *name)
@@ -36,15 +44,20 @@ static launch launched(const char **by)
     return ALONE;
 }
 
-bool tn_join(int *rc)
+bool tn_join(tn_workers **w, int *rc)
 {
+    *w = NULL;
     const char *by = NULL;
-    if (launched(&by) != SEVERAL)
+    launch l = launched(&by);
+    if (l == ALONE || (l == UNKNOWN && !transport))
         return true;
-    tn_error("this npu-tune was built without MPI, but a launcher started it as one of "
-             "several ranks (%s=%s): rebuild it with MPI (Debian: libopenmpi-dev) or run it "
-             "alone",
-             by, getenv(by));
-    *rc = TN_ERROR;
-    return false;
+    if (!transport) {
+        tn_error("this npu-tune was built without MPI, but a launcher started it as one of "
+                 "several ranks (%s=%s): rebuild it with MPI (Debian: libopenmpi-dev) or run it "
+                 "alone",
+                 by, getenv(by));
+        *rc = TN_ERROR;
+        return false;
+    }
+    return tn_workers_join(transport, w, rc);
 }

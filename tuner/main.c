@@ -23,6 +23,10 @@ static bool detect_host(sp_target *t, char *err, size_t errlen)
 #define NPU_TUNE_VERSION "0"
 #endif
 
+#ifdef NPU_TUNE_MPI
+extern const tn_transport nt_mpi_transport; /* mpi.c */
+#endif
+
 static int help(void)
 {
     printf("npu-tune %s — autotuner for matrix kernels on NPU-style accelerators\n\n",
@@ -32,6 +36,8 @@ static int help(void)
             "                                      run the script's tuning (--wait: queue behind\n"
             "                                      another run on the same journal; --safe: only\n"
             "                                      Lua's base, string, table and math; no command)\n"
+            "  mpirun -n N npu-tune [...] SCRIPT.lua  the same run, its candidates measured by\n"
+            "                                      ranks 1..N-1 (a build with MPI)\n"
             "  npu-tune model --target T --shape MxNxK [--batch B] [--dtype {dtypes}]\n"
             "                 [--strategy {strategies}] [--tile mxnxk] [--double-buffer on|off]\n"
             "                 [--cores C] [--split {splits}] [--micro MRxNR] [--format text|csv]\n"
@@ -111,5 +117,8 @@ int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
     ls_set_host(detect_host);
+#ifdef NPU_TUNE_MPI
+    tn_set_transport(&nt_mpi_transport);
+#endif
     return flushed(dispatch(argc, argv));
 }

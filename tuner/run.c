@@ -15,6 +15,7 @@
 #include "results.h"
 #include "script.h"
 #include "search.h"
+#include "workers.h"
 
 /* The final (backends that have one): the best TN_FINALISTS candidates of
  * the search, at most TN_FINAL_MARGIN slower than its best, and the model's
@@ -151,11 +152,11 @@ static bool sign(const ls_script *s, const char *script, const plan *pls, size_t
 }
 
 static rs_row row_of(const ls_script *s, const ms_backend *b, const plan *pl, size_t i,
-                     const char *round)
+                     const char *round, const char *node)
 {
     rs_row r = {.problem = pl->p, .target = ls_target(s)->name, .cand = &pl->cands[i],
                 .backend = b->name, .status = ms_status_name(pl->ms[i].status),
-                .measured = pl->ms[i].value, .unit = b->unit, .round = round};
+                .measured = pl->ms[i].value, .unit = b->unit, .round = round, .node = node};
     return r;
 }
 
@@ -177,13 +178,13 @@ typedef struct {
     bool ok;
 } sink;
 
-/* Journals one completed measurement at once (serialised by ms_measure_all),
- * so a kill loses nothing that finished. */
-static void journal_one(void *ctx, size_t i, const ms_measurement *m)
+/* Journals one completed measurement at once (serialised by tn_measure),
+ * with the node that took it, so a kill loses nothing that finished. */
+static void journal_one(void *ctx, size_t i, const ms_measurement *m, const char *node)
 {
     sink *s = ctx;
     s->pl->ms[s->where[i]] = *m;
-    rs_row row = row_of(s->r->script, s->r->backend, s->pl, s->where[i], "search");
+    rs_row row = row_of(s->r->script, s->r->backend, s->pl, s->where[i], "search", node);
     if (s->ok && !rs_journal_append(s->r->journal, &row, s->err, s->errlen))
         s->ok = false;
 }
@@ -210,7 +211,7 @@ static bool fetch(tn_session *r, plan *pl, const size_t *idx, size_t n, char *er
         }
     }
     sink s = {r, pl, where, err, errlen, true};
-    ms_measure_all(r->backend, ls_target(r->script), pl->p, todo, nt, got, journal_one, &s);
+    tn_measure(r, pl->p, todo, nt, got, journal_one, &s);
     return s.ok;
 }
 
@@ -277,7 +278,8 @@ static bool final_round(tn_session *r, plan *pl, char *err, size_t errlen)
     ms_measurement got[TN_FINAL_MAX];
     for (size_t k = 0; k < nf; k++)
         c[k] = pl->cands[fin[k]];
-    r->backend->final(r->backend, ls_target(r->script), pl->p, c, nf, got);
+    const char *node;
+    tn_final(r, pl->p, c, nf, got, &node);
     char text[96];
     double before[TN_FINAL_MAX], after[TN_FINAL_MAX], ratio;
     for (size_t k = 0; k < nf; k++)
@@ -301,7 +303,7 @@ static bool final_round(tn_session *r, plan *pl, char *err, size_t errlen)
         }
         pl->ms[fin[k]] = got[k];
         pl->fin[pl->nfin++] = fin[k];
-        rs_row row = row_of(r->script, r->backend, pl, fin[k], "final");
+        rs_row row = row_of(r->script, r->backend, pl, fin[k], "final", node);
         if (!rs_journal_append(r->journal, &row, err, errlen))
             return false;
     }
@@ -406,12 +408,13 @@ static bool tune_problem(tn_session *r, size_t pi, plan *pl, char *err, size_t e
         ok = final_round(r, pl, err, errlen);
     while (ok && (pl->best = best_ok(pl)) >= 0 && r->backend->verify && tu->verify) {
         ms_measurement *m = &pl->ms[pl->best];
-        r->backend->verify(r->backend, ls_target(r->script), pl->p, &pl->cands[pl->best], m);
+        const char *node;
+        tn_verify(r, pl->p, &pl->cands[pl->best], m, &node);
         if (m->status == MS_OK)
             break;
         tn_error("warning: %s: the best candidate failed verification (%s): %s", pl->p->name,
                  ms_status_name(m->status), m->detail);
-        rs_row row = row_of(r->script, r->backend, pl, (size_t)pl->best, "verify");
+        rs_row row = row_of(r->script, r->backend, pl, (size_t)pl->best, "verify", node);
         ok = rs_journal_append(r->journal, &row, err, errlen);
         pl->failed++;
     }
@@ -611,7 +614,8 @@ static bool open_journal(tn_session *r, const plan *pls, size_t np, const rs_sig
     return true;
 }
 
-int tn_run(int argc, char **argv)
+/* The run of rank 0 or of a process alone (workers NULL). */
+static int run(tn_workers *workers, int argc, char **argv)
 {
     static const struct option opts[] = {{"quiet", no_argument, 0, 'q'},
                                          {"format", required_argument, 0, 'f'},
@@ -619,13 +623,12 @@ int tn_run(int argc, char **argv)
                                          {"wait", no_argument, 0, 'w'},
                                          {"safe", no_argument, 0, 'S'},
                                          {0, 0, 0, 0}};
-    tn_session r = {0};
+    tn_session r = {.workers = workers};
     long long seed = -1;
     bool safe = false, wait = false;
     int o;
     char why[160];
-    if (!tn_join(&o))
-        return o;
+    tn_node_name(r.node, sizeof r.node);
     opterr = 0;
     optind = 1;
     while ((o = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
@@ -688,14 +691,15 @@ int tn_run(int argc, char **argv)
     ms_settings mset = {.command = tu->command, .timeout = tu->timeout,
                         .workdir = *workdir ? workdir : NULL, .no_verify = !tu->verify};
     if (!(r.backend = ms_open(tu->measure, &mset, err, sizeof err)) ||
-        !open_journal(&r, pls, np, &sig, wait, err, sizeof err))
+        !open_journal(&r, pls, np, &sig, wait, err, sizeof err) ||
+        !tn_workers_setup(&r, &mset, err, sizeof err))
         goto fail;
     r.np = np;
     if ((tu->calibrate > 0 || (tu->calibrate < 0 && r.backend->calibrates)) &&
         !(r.fits = tn_fits_open(tu->results, &sig, rs_cache_size(r.cache) > 0, ls_target(r.script),
                                 err, sizeof err)))
         goto fail;
-    if (r.backend->peak && (r.have_peak = r.backend->peak(r.backend, &r.peak)) && !r.quiet)
+    if (r.backend->peak && (r.have_peak = tn_peak(&r, &r.peak)) && !r.quiet)
         fprintf(stderr, "npu-tune: %s roofline: %s\n", r.backend->name, r.peak.text);
     tn_progress_start(&r);
     for (size_t i = 0; i < np; i++) {
@@ -708,7 +712,7 @@ int tn_run(int argc, char **argv)
      * journal is still locked, so that runs waiting for it see both */
     for (size_t i = 0; i < np; i++)
         if (pls[i].best >= 0) {
-            rows[nrows] = row_of(r.script, r.backend, &pls[i], (size_t)pls[i].best, NULL);
+            rows[nrows] = row_of(r.script, r.backend, &pls[i], (size_t)pls[i].best, NULL, NULL);
             rows[nrows++].verified = r.backend->checked || (r.backend->verify && tu->verify);
         }
     if (!rs_table_write(tu->table, &sig, ls_target(r.script), rows, nrows, err, sizeof err))
@@ -741,5 +745,16 @@ done:
     free(rows);
     ms_close(r.backend);
     ls_close(r.script);
+    return rc;
+}
+
+int tn_run(int argc, char **argv)
+{
+    tn_workers *w;
+    int rc;
+    if (!tn_join(&w, &rc))
+        return rc;
+    rc = run(w, argc, argv);
+    tn_workers_close(w);
     return rc;
 }

@@ -3,6 +3,9 @@
 #ifndef NPU_TUNE_TUNER_H
 #define NPU_TUNE_TUNER_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 /* The interface: exported, where the library's other symbols are hidden (cmake/library.cmake). */
 #pragma GCC visibility push(default)
 
@@ -37,6 +40,34 @@ int tn_lib(int argc, char **argv);
 
 /* npu-tune sim KERNEL [--format text|csv] [--trace out.json] [--check]. */
 int tn_sim(int argc, char **argv);
+
+/* How the processes of a job that a launcher started (mpirun, srun) talk to
+ * each other: rank 0 tunes, the other ranks measure what it hands them
+ * (docs/guide.md, "Running on many machines"). The executable installs one
+ * when it was built with MPI (tuner/mpi.c); the library itself has no MPI.
+ * Messages are byte strings, delivered in order between two ranks; a rank
+ * that dies or a failed transfer ends the whole job (MPI's default error
+ * handler), so none of these returns a failure once joined. */
+typedef struct {
+    /* Joins the job: this process's rank and the job's size; false with a
+     * one-line reason in err. */
+    bool (*join)(int *rank, int *size, char *err, size_t errlen);
+    /* Sends len bytes to rank `to`. */
+    void (*send)(int to, const void *buf, size_t len);
+    /* Waits, without keeping a CPU busy, for the next message from rank
+     * *from (-1: any rank) and sets *from to its sender; its bytes are in
+     * *buf (grown as needed; *cap its size). Returns its length. */
+    size_t (*recv)(int *from, unsigned char **buf, size_t *cap);
+    /* Leaves the job; every rank calls it once, last. */
+    void (*leave)(void);
+    /* Ends the whole job at once with this exit status (a message no rank
+     * of this build sends: ranks of different builds). */
+    void (*abort)(int status);
+} tn_transport;
+
+/* Installs the transport of runs started by a launcher; without one (a
+ * build without MPI) such a run refuses to start. */
+void tn_set_transport(const tn_transport *t);
 
 /* Prints "npu-tune: <message>" on stderr (one line). */
 void tn_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

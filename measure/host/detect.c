@@ -164,6 +164,47 @@ static double clock_mhz(void)
     return mhz > 0 ? mhz : 2000.0;
 }
 
+/* The value of the first line of /proc/cpuinfo that starts with `key`, or "". */
+static void cpuinfo(const char *key, char *out, size_t len)
+{
+    char line[256];
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    *out = '\0';
+    while (f && !*out && fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, key, strlen(key)) != 0 || !colon)
+            continue;
+        colon += strspn(colon + 1, " \t") + 1;
+        colon[strcspn(colon, "\n")] = '\0';
+        snprintf(out, len, "%s", colon);
+    }
+    if (f)
+        fclose(f);
+}
+
+/* Bytes as K, M or G where they divide. */
+static void size_text(int64_t v, char *out, size_t len)
+{
+    static const char unit[] = " KMG";
+    int u = 0;
+    while (u < 3 && v >= 1024 && v % 1024 == 0)
+        v /= 1024, u++;
+    snprintf(out, len, "%lld%.*s", (long long)v, u > 0, &unit[u]);
+}
+
+void hs_node_signature(const hs_info *h, char *out, size_t len)
+{
+    char cache[3][32], model[128], khz[32] = "", mhz[48] = "";
+    for (int l = 0; l < 3; l++)
+        size_text(h->cache[l], cache[l], sizeof cache[l]);
+    cpuinfo("model name", model, sizeof model);
+    if (read_line("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", khz, sizeof khz) &&
+        atof(khz) > 0)
+        snprintf(mhz, sizeof mhz, ", max %.0f MHz", atof(khz) / 1000);
+    snprintf(out, len, "%s%s, %d cores, caches %s/%s/%s, %s%s", h->isa, h->bf16 ? "+bf16" : "",
+             h->cores, cache[0], cache[1], cache[2], *model ? model : "unknown CPU", mhz);
+}
+
 void hs_target(const hs_info *h, sp_target *t)
 {
     memset(t, 0, sizeof *t);

@@ -31,6 +31,13 @@ typedef struct {
  * find keep conservative defaults (1 core, 32 KiB / 1 MiB / 8 MiB, 4 lanes). */
 void hs_detect(hs_info *h);
 
+/* What a node is, for comparing nodes (not measured: the same on every node
+ * of a kind): the ISA, cores and cache sizes h holds, the CPU's model name
+ * (/proc/cpuinfo) and its clock as the kernel's cpufreq gives its maximum,
+ * where it does; one line, e.g. "avx2, 2 cores, caches 32K/512K/32M, AMD
+ * EPYC, max 3600 MHz". */
+void hs_node_signature(const hs_info *h, char *out, size_t len);
+
 /* The host as a target (kind SP_CPU): the detected cores, caches, vector
  * width and registers, the clock (measured on x86 with a chain of dependent
  * adds, ~3 ms; else cpufreq's maximum or /proc/cpuinfo), and

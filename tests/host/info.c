@@ -79,5 +79,22 @@ int main(void)
     hs_detect(&none);
     CHECK_INT(none.simd_floats, 4);
     CHECK_STR(none.isa, "sse");
+    /* The node's signature: what it detected, the same each time; another
+     * ISA makes another. */
+    char sig[320], again[320], other[320], want[96];
+    hs_node_signature(&h, sig, sizeof sig);
+    hs_node_signature(&h, again, sizeof again);
+    printf("node: %s\n", sig);
+    CHECK_STR(sig, again);
+    snprintf(want, sizeof want, "%s%s, %d cores, caches ", h.isa, h.bf16 ? "+bf16" : "", h.cores);
+    CHECK_PREFIX(sig, want);
+    none.cores = h.cores;
+    memcpy(none.cache, h.cache, sizeof none.cache);
+    hs_node_signature(&none, other, sizeof other);
+    CHECK(strcmp(sig, other) != 0 || strcmp(h.isa, "sse") == 0);
+    none.cache[0] = 48 * 1024, none.cache[1] = 1280 * 1024, none.cache[2] = 3LL << 30;
+    hs_node_signature(&none, other, sizeof other);
+    snprintf(want, sizeof want, "sse, %d cores, caches 48K/1280K/3G, ", h.cores);
+    CHECK_PREFIX(other, want);
     return CHECK_DONE();
 }

@@ -627,10 +627,15 @@ static void tuning(void)
         if (!CHECK_INT(tune(bin, text, resume, err, sizeof err), 0))
             fprintf(stderr, "%s", err);
         grep_file("out/j.csv", "OS,128,128,128,", got, sizeof got);
-        CHECK_STR(got, "cmd,256,256,256,1,fp16,ascend910,OS,128,128,128,0,1,M,262144,13624,command,"
-                       "ok,13085,cycles,,search,matmul,256x256x256\n"
-                       "cmd,256,256,256,1,fp16,ascend910,OS,128,128,128,0,1,M,262144,13624,command,"
-                       "wrong,,cycles,,verify,matmul,256x256x256\n");
+        char host[256] = "", want[1024]; /* the node column: this machine */
+        gethostname(host, sizeof host - 1);
+        snprintf(want, sizeof want,
+                 "cmd,256,256,256,1,fp16,ascend910,OS,128,128,128,0,1,M,262144,13624,command,"
+                 "ok,13085,cycles,,search,matmul,256x256x256,%s\n"
+                 "cmd,256,256,256,1,fp16,ascend910,OS,128,128,128,0,1,M,262144,13624,command,"
+                 "wrong,,cycles,,verify,matmul,256x256x256,%s\n",
+                 host, host);
+        CHECK_STR(got, want);
         /* (the resumed run knows the failure from the journal) */
         CHECK(resume || strstr(err, "warning: cmd: the best candidate failed verification "
                                     "(wrong): the board's C: C[0][0] = 0.011489, expected -115 "

@@ -21,7 +21,7 @@ static char err[1024];
 
 static const char header[] =
     "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,"
-    "load_volume_elems,est_cycles,backend,status,measured,unit,micro,round,op,shape\n";
+    "load_volume_elems,est_cycles,backend,status,measured,unit,micro,round,op,shape,node\n";
 
 static void put(const char *path, const char *text, const char *mode)
 {
@@ -83,16 +83,16 @@ static void new_and_resume(void)
     CHECK_STR(slurp(path), header);
     sp_problem p = problem();
     sp_candidate c32 = candidate(32), c48 = candidate(48), c64 = candidate(64);
-    rs_row ok = {&p, "ascend910", &c32, "sim", "ok", 1234.4, "cycles", NULL, false};
-    rs_row wrong = {&p, "ascend910", &c48, "sim", "wrong", 0.5, "s", NULL, false}; /* unit: ignored */
+    rs_row ok = {&p, "ascend910", &c32, "sim", "ok", 1234.4, "cycles", NULL, false, "node-1"};
+    rs_row wrong = {&p, "ascend910", &c48, "sim", "wrong", 0.5, "s", NULL, false, NULL}; /* unit: ignored */
     CHECK(rs_journal_append(j, &ok, err, sizeof err));
     CHECK(rs_journal_append(j, &wrong, err, sizeof err));
     CHECK(rs_journal_close(j, err, sizeof err));
     rs_cache_free(c);
     char want[8192];
     snprintf(want, sizeof want, "%s%s", header,
-             "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234.4,sim,ok,1234.4,cycles,,search,matmul,100x50x40 b2\n"
-             "tiny,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234.4,sim,wrong,,s,,search,matmul,100x50x40 b2\n");
+             "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234.4,sim,ok,1234.4,cycles,,search,matmul,100x50x40 b2,node-1\n"
+             "tiny,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234.4,sim,wrong,,s,,search,matmul,100x50x40 b2,\n");
     CHECK_STR(slurp(path), want);
 
     /* Resume: the rows come back; a different version is fine. */
@@ -115,11 +115,13 @@ static void new_and_resume(void)
         CHECK_STR(e->status, "ok");
         CHECK_DBL(e->measured, 1234.4);
         CHECK_STR(e->unit, "cycles");
+        CHECK_STR(e->node, "node-1");
     }
     e = rs_cache_find(c, &p, &c48.config);
     if (CHECK(e != NULL)) {
         CHECK_STR(e->status, "wrong");
         CHECK_STR(e->unit, "s");
+        CHECK_STR(e->node, "");
     }
     CHECK(rs_cache_find(c, &p, &c64.config) == NULL);
     sp_problem other = fx_problem(100, 50, 40, 3, SP_FP16);
@@ -137,7 +139,7 @@ static void new_and_resume(void)
     again.round = "final";
     CHECK(rs_journal_append(j, &again, err, sizeof err));
     CHECK(rs_journal_close(j, err, sizeof err));
-    CHECK_HAS(slurp(path), ",sim,ok,0.3333333333333333,cycles,,final,matmul,100x50x40 b2\n");
+    CHECK_HAS(slurp(path), ",sim,ok,0.3333333333333333,cycles,,final,matmul,100x50x40 b2,node-1\n");
     c = reopen(path, &sig);
     CHECK_INT(rs_cache_size(c), 2);
     e = rs_cache_find(c, &p, &c32.config);
@@ -155,13 +157,13 @@ static void new_and_resume(void)
     CHECK(j != NULL && rs_cache_size(c) == 2);
     CHECK(rs_cache_find(c, &p, &c64.config) == NULL);
     CHECK_STR(slurp(path), before);
-    rs_row third = {&p, "ascend910", &c64, "sim", "timeout", 0, "cycles", NULL, false};
+    rs_row third = {&p, "ascend910", &c64, "sim", "timeout", 0, "cycles", NULL, false, NULL};
     c64.fig.est_cycles = NAN; /* figures of a candidate the model could not rate */
     CHECK(j && rs_journal_append(j, &third, err, sizeof err));
     CHECK(rs_journal_close(j, err, sizeof err));
     rs_cache_free(c);
     snprintf(want, sizeof want, "%s%s", before,
-             "tiny,100,50,40,2,fp16,ascend910,OS,64,32,16,1,1,M,46080,,sim,timeout,,cycles,,search,matmul,100x50x40 b2\n");
+             "tiny,100,50,40,2,fp16,ascend910,OS,64,32,16,1,1,M,46080,,sim,timeout,,cycles,,search,matmul,100x50x40 b2,\n");
     CHECK_STR(slurp(path), want);
     c = reopen(path, &sig);
     CHECK_INT(rs_cache_size(c), 3);
@@ -292,23 +294,23 @@ static const char *resume_text(const char *name, const char *text)
  * untouched: the sidecar does not cover what a row says. */
 static void foreign_rows(void)
 {
-    const char *row = "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2\n";
+    const char *row = "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2,\n";
     struct {
         const char *row, *msg;
     } bad[] = {
-        {"tiny,100,50,40,2,fp16,ascend310,OS,48,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2\n",
+        {"tiny,100,50,40,2,fp16,ascend310,OS,48,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2,\n",
          ":3: row is for target ascend310, this run is for ascend910"},
-        {"tiny,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234,host,ok,1234,cycles,,search,matmul,100x50x40 b2\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234,host,ok,1234,cycles,,search,matmul,100x50x40 b2,\n",
          ":3: row was measured with host, this run measures with sim"},
-        {"tiny,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234,sim,ok,0.5,s,,final,matmul,100x50x40 b2\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234,sim,ok,0.5,s,,final,matmul,100x50x40 b2,\n",
          ":3: row is in s, line 2 is in cycles; a journal holds one unit"},
-        {"tiny,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234,sim,crash,,s,,search,matmul,100x50x40 b2\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234,sim,crash,,s,,search,matmul,100x50x40 b2,\n",
          NULL}, /* a failed row's unit says nothing */
-        {"tiny,100,50,40,2,int8,ascend910,OS,48,32,32,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2\n",
+        {"tiny,100,50,40,2,int8,ascend910,OS,48,32,32,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2,\n",
          ":3: row is for tiny 100x50x40 b2 in int8, this run tunes it in fp16"},
-        {"tiny,100,50,40,1,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40\n",
+        {"tiny,100,50,40,1,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40,\n",
          ":3: row is for tiny 100x50x40, which this run does not tune"},
-        {"tinx,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2\n",
+        {"tinx,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2,\n",
          ":3: row is for tinx 100x50x40 b2, which this run does not tune"},
     };
     sp_problem p = problem(), q = fx_problem(64, 64, 64, 1, SP_INT8);
@@ -329,7 +331,7 @@ static void foreign_rows(void)
     rs_signature sig = signature();
     rs_cache *c = NULL;
     snprintf(text, sizeof text, "%s%s%s", header,
-             "tiny,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234,sim,timeout,,s,,search,matmul,100x50x40 b2\n",
+             "tiny,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234,sim,timeout,,s,,search,matmul,100x50x40 b2,\n",
              row);
     put(at("rows.csv"), text, "w");
     rs_journal *j = rs_journal_open_with(at("rows.csv"), &sig, &o, &c, err, sizeof err);
@@ -352,7 +354,7 @@ static void foreign_rows(void)
 
 static void malformed(void)
 {
-    const char *row = "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2\n";
+    const char *row = "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2,\n";
     char text[4096];
     CHECK_STR(resume_text("cols.csv", "problem,M,N,K\ntiny,1,2,3\n"),
               ":1: columns are not the npu-tune journal's");
@@ -363,45 +365,45 @@ static void malformed(void)
     struct {
         const char *row, *msg;
     } bad[] = {
-        {"tiny,100,50,40,2,fp16,ascend910,OS,x,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,x,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2,\n",
          ":3: field 'm' is not an integer: 'x'"},
         {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234\n",
-         ":3: 19 fields, expected 24"},
-        {"tiny,100,50,40,2,fp64,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2\n",
+         ":3: 19 fields, expected 25"},
+        {"tiny,100,50,40,2,fp64,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2,\n",
          ":3: field 'dtype' is not fp16, int8, fp32 or bf16: 'fp64'"},
-        {"tiny,100,50,40,2,fp32,host,OS,32,32,16,1,1,M,46080,1234,host,ok,1234,s,6y64,search,matmul,100x50x40 b2\n",
+        {"tiny,100,50,40,2,fp32,host,OS,32,32,16,1,1,M,46080,1234,host,ok,1234,s,6y64,search,matmul,100x50x40 b2,\n",
          ":3: field 'micro' is not a micro-tile MRxNR: '6y64'"},
-        {"tiny,100,50,40,2,fp32,host,OS,32,32,16,1,1,M,46080,1234,host,ok,1234,s,6x0,search,matmul,100x50x40 b2\n",
+        {"tiny,100,50,40,2,fp32,host,OS,32,32,16,1,1,M,46080,1234,host,ok,1234,s,6x0,search,matmul,100x50x40 b2,\n",
          ":3: field 'micro' is out of range: '0'"},
-        {"tiny,100,50,40,2,fp16,ascend910,XS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2\n",
+        {"tiny,100,50,40,2,fp16,ascend910,XS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2,\n",
          ":3: field 'strategy' is not IS, WS or OS: 'XS'"},
-        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,2,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,2,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2,\n",
          ":3: field 'double_buffer' is not 0 or 1: '2'"},
-        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,0,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,0,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2,\n",
          ":3: field 'cores' is out of range: '0'"},
-        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,K,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,K,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2,\n",
          ":3: field 'split' is not M, N or MN: 'K'"},
-        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,,cycles,,search,matmul,100x50x40 b2\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,,cycles,,search,matmul,100x50x40 b2,\n",
          ":3: field 'measured' is empty"},
-        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,12ab,cycles,,search,matmul,100x50x40 b2\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,12ab,cycles,,search,matmul,100x50x40 b2,\n",
          ":3: field 'measured' is not a number: '12ab'"},
-        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,,1234,cycles,,search,matmul,100x50x40 b2\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,,1234,cycles,,search,matmul,100x50x40 b2,\n",
          ":3: field 'status' is empty"},
-        {",100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2\n",
+        {",100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2,\n",
          ":3: field 'problem' is empty"},
-        {"tiny,-100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,-100x50x40 b2\n",
+        {"tiny,-100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,-100x50x40 b2,\n",
          ":3: field 'M' is not an integer: '-100'"},
-        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,semi,matmul,100x50x40 b2\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,semi,matmul,100x50x40 b2,\n",
          ":3: field 'round' is not search, final or verify: 'semi'"},
-        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,0,cycles,,search,matmul,100x50x40 b2\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,0,cycles,,search,matmul,100x50x40 b2,\n",
          ":3: field 'measured' of an ok row is not positive: '0'"},
-        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,-1e-3,cycles,,search,matmul,100x50x40 b2\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,-1e-3,cycles,,search,matmul,100x50x40 b2,\n",
          ":3: field 'measured' of an ok row is not positive: '-1e-3'"},
-        {"my net,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2\n",
+        {"my net,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2,\n",
          ":3: field 'problem' is not a name of 1 to 40 characters from A-Z a-z 0-9 _ . -: 'my net'"},
-        {"tiny,100,50,4000000000,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x4000000000 b2\n",
+        {"tiny,100,50,4000000000,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x4000000000 b2,\n",
          ":3: field 'K' is out of range: '4000000000'"},
-        {"tiny,100,50,40,2,fp16,ascend910,OS,32,2097152,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,2097152,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2,\n",
          ":3: field 'n' is out of range: '2097152'"},
         {"\n", ":3: empty line"},
     };
@@ -411,7 +413,7 @@ static void malformed(void)
     }
     /* Failed rows may leave measured empty; ok rows of it load. */
     snprintf(text, sizeof text, "%s%s%s", header, row,
-             "tiny,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234,sim,crash,,cycles,,search,matmul,100x50x40 b2\n");
+             "tiny,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234,sim,crash,,cycles,,search,matmul,100x50x40 b2,\n");
     CHECK_STR(resume_text("good.csv", text), "ok 2");
     /* Only a torn row after the header: kept header, no rows. */
     snprintf(text, sizeof text, "%stiny,100,5", header);
@@ -459,7 +461,7 @@ static void unwritable(void)
     sp_problem p = problem();
     strcpy(p.name, "a,b");
     sp_candidate cand = candidate(32);
-    rs_row row = {&p, "ascend910", &cand, "sim", "ok", 1, "cycles", NULL, false};
+    rs_row row = {&p, "ascend910", &cand, "sim", "ok", 1, "cycles", NULL, false, NULL};
     CHECK(!rs_journal_append(j, &row, err, sizeof err));
     CHECK_STR(err, "cannot write a row of problem 'a,b': its problem name 'a,b' is empty or has "
                    "a comma, quote or line break");
@@ -483,7 +485,7 @@ static void many(void)
         for (int k = 16; k <= 512; k += 16, n++) {
             sp_candidate cand = candidate(m);
             cand.config.k = k;
-            rs_row row = {&p, "ascend910", &cand, "sim", "ok", m * 1000.0 + k, "cycles", NULL, false};
+            rs_row row = {&p, "ascend910", &cand, "sim", "ok", m * 1000.0 + k, "cycles", NULL, false, NULL};
             if (!rs_journal_append(j, &row, err, sizeof err))
                 CHECK(false);
         }
@@ -514,7 +516,7 @@ static void locked(void)
     rs_cache_free(c);
     sp_problem p = problem();
     sp_candidate c32 = candidate(32), c48 = candidate(48);
-    rs_row row = {&p, "ascend910", &c32, "sim", "ok", 1000, "cycles", NULL, false};
+    rs_row row = {&p, "ascend910", &c32, "sim", "ok", 1000, "cycles", NULL, false, NULL};
     CHECK(j && rs_journal_append(j, &row, err, sizeof err));
     int ready[2];
     CHECK(pipe(ready) == 0);
@@ -537,7 +539,7 @@ static void locked(void)
     }
     char x;
     CHECK_INT(read(ready[0], &x, 1), 1);
-    rs_row second = {&p, "ascend910", &c48, "sim", "ok", 900, "cycles", NULL, false};
+    rs_row second = {&p, "ascend910", &c48, "sim", "ok", 900, "cycles", NULL, false, NULL};
     CHECK(j && rs_journal_append(j, &second, err, sizeof err)); /* still held: the waiter sees it */
     CHECK(rs_journal_close(j, err, sizeof err));
     int status = -1;
@@ -604,7 +606,7 @@ static void through(void)
     CHECK_INT(rs_cache_size(c1), 0);
     sp_problem p = problem();
     sp_candidate c32 = candidate(32);
-    rs_row row = {&p, "ascend910", &c32, "sim", "ok", 1000, "cycles", NULL, false};
+    rs_row row = {&p, "ascend910", &c32, "sim", "ok", 1000, "cycles", NULL, false, NULL};
     CHECK(a && rs_journal_append(a, &row, err, sizeof err));
     CHECK(rs_journal_close(a, err, sizeof err));
     CHECK(rs_journal_close(b, err, sizeof err));
@@ -647,7 +649,7 @@ static void through(void)
     CHECK_INT(WEXITSTATUS(status), 0);
     char want[4096];
     snprintf(want, sizeof want, "%s%s", header,
-             "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234.4,sim,ok,1000,cycles,,search,matmul,100x50x40 b2\n");
+             "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234.4,sim,ok,1000,cycles,,search,matmul,100x50x40 b2,\n");
     CHECK_STR(text, want);
     snprintf(sigpath, sizeof sigpath, "%s.sig", fifo);
     CHECK(access(sigpath, F_OK) != 0);
@@ -661,11 +663,11 @@ static void read_whole(void)
     const char *path = at("read/j.csv");
     char text[4096];
     snprintf(text, sizeof text, "%s%s", header,
-             "a,64,64,64,1,fp16,ascend310,OS,32,32,64,0,1,M,16384,900.5,sim,ok,1000,cycles,,search,matmul,64x64x64\n"
-             "a,64,64,64,1,fp16,ascend310,OS,64,32,64,0,1,M,12288,,sim,ok,800,cycles,,search,matmul,64x64x64\n"
-             "b,64,64,64,1,fp32,host,WS,64,64,64,1,2,N,8192,700,host,crash,,cycles,6x16,search,matmul,64x64x64\n"
-             "a,64,64,64,1,fp16,ascend310,OS,32,32,64,0,1,M,16384,900.5,sim,ok,950,cycles,,final,matmul,64x64x64\n"
-             "a,64,64,64,1,fp16,ascend310,OS,64,32,64,0,1,M,12288,,sim,wrong,,cycles,,verify,matmul,64x64x64\n"
+             "a,64,64,64,1,fp16,ascend310,OS,32,32,64,0,1,M,16384,900.5,sim,ok,1000,cycles,,search,matmul,64x64x64,\n"
+             "a,64,64,64,1,fp16,ascend310,OS,64,32,64,0,1,M,12288,,sim,ok,800,cycles,,search,matmul,64x64x64,\n"
+             "b,64,64,64,1,fp32,host,WS,64,64,64,1,2,N,8192,700,host,crash,,cycles,6x16,search,matmul,64x64x64,\n"
+             "a,64,64,64,1,fp16,ascend310,OS,32,32,64,0,1,M,16384,900.5,sim,ok,950,cycles,,final,matmul,64x64x64,\n"
+             "a,64,64,64,1,fp16,ascend310,OS,64,32,64,0,1,M,12288,,sim,wrong,,cycles,,verify,matmul,64x64x64,\n"
              "a,64,64,64,1,fp16,ascend310,IS,16,16,64,0,1,M,1,2,sim,ok,3"); /* torn */
     CHECK(mkdir(at("read"), 0755) == 0);
     put(path, text, "w");
@@ -725,12 +727,12 @@ static void read_whole(void)
         {"torn_head.csv", "problem,M,N", ":1: columns are not the npu-tune journal's"},
         {"foreign.csv", "a,b,c\n", ":1: columns are not the npu-tune journal's"},
         {"short.csv", "a,64,64,64,1,fp16,t,OS,32,32,64,0,1,M,1,2,sim,ok,5,cycles\n",
-         ":2: 20 fields, expected 24"},
-        {"badest.csv", "a,64,64,64,1,fp16,t,OS,32,32,64,0,1,M,1,x,sim,ok,5,cycles,,search,matmul,64x64x64\n",
+         ":2: 20 fields, expected 25"},
+        {"badest.csv", "a,64,64,64,1,fp16,t,OS,32,32,64,0,1,M,1,x,sim,ok,5,cycles,,search,matmul,64x64x64,\n",
          ":2: field 'est_cycles' is not a number: 'x'"},
         {"units.csv",
-         "a,64,64,64,1,fp16,t,OS,32,32,64,0,1,M,1,2,sim,ok,5,cycles,,search,matmul,64x64x64\n"
-         "a,64,64,64,1,fp16,t,OS,64,32,64,0,1,M,1,2,sim,ok,5,s,,search,matmul,64x64x64\n",
+         "a,64,64,64,1,fp16,t,OS,32,32,64,0,1,M,1,2,sim,ok,5,cycles,,search,matmul,64x64x64,\n"
+         "a,64,64,64,1,fp16,t,OS,64,32,64,0,1,M,1,2,sim,ok,5,s,,search,matmul,64x64x64,\n",
          ":3: row is in s, line 2 is in cycles; a journal holds one unit"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -777,7 +779,7 @@ static void before_ops(void)
     sp_problem other = p;
     other.op = 1; /* another op: not this row */
     CHECK(rs_cache_find(c, &other, &c32.config) == NULL);
-    rs_row row = {&p, "ascend910", &c48, "sim", "ok", 999, "cycles", NULL, false};
+    rs_row row = {&p, "ascend910", &c48, "sim", "ok", 999, "cycles", NULL, false, NULL};
     CHECK(j && rs_journal_append(j, &row, err, sizeof err));
     CHECK(j && rs_journal_close(j, err, sizeof err));
     rs_cache_free(c);
@@ -796,24 +798,24 @@ static void before_ops(void)
 
     /* The columns of one layout or the other, not a mix. */
     snprintf(text, sizeof text, "%s%s", old_header,
-             "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2\n");
-    CHECK_STR(resume_text("mixed.csv", text), ":2: 24 fields, expected 22");
+             "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2,\n");
+    CHECK_STR(resume_text("mixed.csv", text), ":2: 25 fields, expected 22");
     snprintf(text, sizeof text, "%s%s", header, old_row);
-    CHECK_STR(resume_text("mixed.csv", text), ":2: 22 fields, expected 24");
+    CHECK_STR(resume_text("mixed.csv", text), ":2: 22 fields, expected 25");
     const char *bad[][2] = {
-        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,conv,100x50x40 b2\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,conv,100x50x40 b2,\n",
          ":2: field 'op' is not matmul: 'conv'"},
-        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,,100x50x40 b2\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,,100x50x40 b2,\n",
          ":2: field 'op' is not matmul: ''"},
-        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,,\n",
          ":2: field 'shape' is empty"},
-        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50,\n",
          ":2: field 'shape' is not a matmul shape MxNxK: '100x50'"},
-        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b0\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b0,\n",
          ":2: field 'shape' is not a matmul shape MxNxK: '100x50x40 b0'"},
-        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40,\n",
          ":2: field 'shape' '100x50x40' computes as 100x50x40 batch 1, not as the row's 100x50x40 batch 2"},
-        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,50x100x40 b2\n",
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,50x100x40 b2,\n",
          ":2: field 'shape' '50x100x40 b2' computes as 50x100x40 batch 2, not as the row's 100x50x40 batch 2"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -832,6 +834,32 @@ static void before_ops(void)
     if (CHECK(rs_journal_read(at("op4.csv"), false, &c, err, sizeof err)) &&
         CHECK_INT(rs_cache_size(c), 1))
         CHECK(sp_problem_same_shape(&rs_cache_entry(c, 0)->problem, &p));
+    rs_cache_free(c);
+    /* One from before nodes (op and shape, no node column) resumes too, and
+     * the rows appended to it keep its columns. */
+    static const char shape_header[] =
+        "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,"
+        "load_volume_elems,est_cycles,backend,status,measured,unit,micro,round,op,shape\n";
+    const char *shape_row = "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234.4,sim,ok,"
+                            "1234.4,cycles,,search,matmul,100x50x40 b2\n";
+    snprintf(text, sizeof text, "%s%s", shape_header, shape_row);
+    CHECK_STR(resume_text("shape.csv", text), "ok 1");
+    c = NULL;
+    j = rs_journal_open(at("shape.csv"), &sig, &c, err, sizeof err);
+    row.node = "node-2";
+    CHECK(j && rs_journal_append(j, &row, err, sizeof err));
+    CHECK(j && rs_journal_close(j, err, sizeof err));
+    rs_cache_free(c);
+    snprintf(text, sizeof text, "%s%s%s", shape_header, shape_row,
+             "tiny,100,50,40,2,fp16,ascend910,OS,48,32,16,1,1,M,46080,1234.4,sim,ok,999,cycles,,"
+             "search,matmul,100x50x40 b2\n");
+    CHECK_STR(slurp(at("shape.csv")), text);
+    /* a node that the CSV cannot hold is refused */
+    j = rs_journal_open(at("shape.csv"), &sig, &c, err, sizeof err);
+    row.node = "a,b";
+    CHECK(j && !rs_journal_append(j, &row, err, sizeof err));
+    CHECK_HAS(err, "its node 'a,b' is empty or has a comma");
+    CHECK(j && rs_journal_close(j, err, sizeof err));
     rs_cache_free(c);
     /* a header cut inside the op column is not a journal's */
     CHECK_STR(resume_text("cut.csv", "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,"

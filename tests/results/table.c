@@ -78,7 +78,7 @@ typedef struct {
 
 static rs_row row_of(const spec *s)
 {
-    rs_row r = {&s->p, s->target, &s->c, "sim", "ok", s->measured, s->unit, NULL, true};
+    rs_row r = {&s->p, s->target, &s->c, "sim", "ok", s->measured, s->unit, NULL, true, NULL};
     return r;
 }
 
