@@ -27,7 +27,7 @@ fi
 # (label bench) follow them.
 order=(bench.enumerate bench.npu_speed sim.kernels_speed bench.rank bench.search
        bench.search_cores bench.cpu_ukr bench.cpu_dtypes bench.cpu_footprint bench.cpu_model
-       bench.cpu_calibration bench.cpu_kernel bench.calibrate)
+       bench.cpu_calibration bench.cpu_kernel bench.calibrate bench.mpi)
 declare -A about=(
 [bench.enumerate]="How fast the legal space is enumerated and ranked by the model: the widened
 space of examples/bert.lua (every strategy; m, n, k every multiple of 16 up to the dimension;
@@ -92,6 +92,16 @@ default figures and no refit (the search before calibration), refitting during t
 (tune { calibrate = true }), and with the fitted figures; each cell is the measurements
 until within 2% of the run's own best / of the best any run or the sample measured, of the
 measurements made, and the run's best over that best."
+[bench.mpi]="npu-tune under mpirun on this one machine (tests/bench/mpi_bench.sh; builds with MPI).
+The coordinator's ceiling: bench_coordinator hands out the candidates of a large space to
+2 workers that answer with the model backend (a microsecond: a no-op measurement) while
+rank 0 journals every result, all at once and 8 at a time as a search asks; results per
+second and the bytes rank 0 sends and receives per candidate. Then every legal config of
+a BERT shape on 1, 2 and 4 cores, simulated, as 1 rank x 2 threads and as mpirun -n 3 (2
+worker ranks x 1 thread; rank 0 only coordinates), in alternating rounds; and the host's
+cost per candidate. The projection to 16, 256 and 4096 nodes is computed from these
+figures, not measured. All ranks share the machine's 2 cores with other work, so the
+figures are noisy."
 [bench.cpu_kernel]="The tuned host kernels against OpenBLAS: tests/bench/host_bench.sh tunes the
 BERT shapes and 1024x1024x1024 at 1 thread and at 2 (tests/bench/host_bench.lua), then times
 side by side, round-robin in one run, the tuned kernels, OpenBLAS cblas_sgemm with its
