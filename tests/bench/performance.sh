@@ -4,7 +4,8 @@
 # Usage: tests/bench/performance.sh [-b BUILD_DIR] [-o FILE] [BENCH...]
 #   BUILD_DIR  a configured and built tree (default: build, as setup.sh makes it)
 #   FILE       where the page goes (default: docs/performance.md of this checkout)
-#   BENCH      run only these (the others are listed as not run); default: all
+#   BENCH      run only these (the others keep their section of FILE, else are listed
+#              as not run); default: all
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=build
@@ -13,7 +14,7 @@ while getopts "b:o:h" opt; do
     case $opt in
     b) build=$OPTARG ;;
     o) out=$OPTARG ;;
-    *) sed -n '3,7s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+    *) sed -n '3,8s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
@@ -27,7 +28,7 @@ fi
 # (label bench) follow them.
 order=(bench.enumerate bench.npu_speed sim.kernels_speed bench.rank bench.search
        bench.search_cores bench.cpu_ukr bench.cpu_dtypes bench.cpu_footprint bench.cpu_model
-       bench.cpu_calibration bench.cpu_kernel bench.calibrate bench.mpi)
+       bench.cpu_calibration bench.cpu_kernel bench.calibrate bench.mpi bench.blas)
 declare -A about=(
 [bench.enumerate]="How fast the legal space is enumerated and ranked by the model: the widened
 space of examples/bert.lua (every strategy; m, n, k every multiple of 16 up to the dimension;
@@ -112,13 +113,30 @@ uniformly from a multi-core space of ascend910), measured as the model's estimat
 perturbed figures times 3% lognormal noise: the wall time of the command against its goal
 (under 10 s), each fitted figure with its 95% interval against the figures the rows were
 made from, and the model's accuracy on the 2500 held-out rows before and after."
+[bench.blas]="The library of \`npu-tune lib\` against OpenBLAS, BLIS and libxsmm through \`cblas_sgemm\`:
+tests/bench/bench_blas.sh tunes the shapes of tests/bench/blas_bench.lua on this host (budget
+\`NPU_TUNE_BUDGET\`, default 12; at one thread, and at one or two threads per shape), builds a
+library from each table, then bench_blas runs each library in its own process (a driver that
+loads it), the libraries in turn in each round, each shape a burst whose median call is the
+sample. OpenBLAS runs with the core type fastest here (tried first), BLIS with
+BLIS_ARCH_TYPE=skx, libxsmm's JIT kernels (one thread) on the small shapes. At 1 and 2 threads,
+with OMP_WAIT_POLICY unset and passive; \"vs faster peer\" is the median of the per-round ratios
+of the faster peer's time to the library's (above 1: the library is faster). Last, the
+dispatcher's cost: nt_sgemm against the kernel of its 64x64x64 entry called directly."
 )
 # What a bench needs besides the build: a function that prints what is missing, or nothing.
 openblas() {
     ldconfig -p 2>/dev/null | grep -q 'libopenblas\.so' ||
         echo "OpenBLAS (apt-get install libopenblas-dev; it is loaded at run time, not linked)"
 }
-declare -A needs=([bench.cpu_kernel]=openblas)
+# OpenBLAS and BLIS, both loaded at run time.
+peers() {
+    local o
+    o=$(openblas)
+    ldconfig -p 2>/dev/null | grep -q 'libblis\.so\.4' || o="${o:+$o; }BLIS (apt-get install libblis-dev)"
+    echo "$o"
+}
+declare -A needs=([bench.cpu_kernel]=openblas [bench.blas]=peers)
 
 mapfile -t registered < <(ctest --test-dir "$build" -N -L bench | sed -n 's/^ *Test *#[0-9]*: //p')
 names=()
@@ -199,6 +217,13 @@ as_markdown() {
     echo "- $version, commit $commit, build \`$build\` ($(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$build/CMakeCache.txt"))"
 } > "$page"
 
+# The run of bench $1 on the page being replaced: its section from its command
+# line (or its "Not run on this machine") on; nothing if it has none.
+previous_section() {
+    awk -v h="## $1" '$0 == h { on = 1; next } on && /^## / { exit } on' "$out" |
+        sed -n '/^\(`ctest \|Not run on \)/,$p'
+}
+
 total=0 failed=0
 for name in "${names[@]}"; do
     {
@@ -213,7 +238,14 @@ for name in "${names[@]}"; do
     why=""
     [ -n "${needs[$name]+x}" ] && why=$(${needs[$name]})
     if ! selected "$name" "$@"; then
-        echo "Not run this time (\`$cmd\` runs it)." >> "$page"
+        kept=""
+        [ -f "$out" ] && kept=$(previous_section "$name")
+        if [ -n "$kept" ]; then
+            printf 'Not run this time (`%s` runs it); the page'"'"'s previous run:\n\n%s\n' \
+                "$cmd" "$kept" >> "$page"
+        else
+            echo "Not run this time (\`$cmd\` runs it)." >> "$page"
+        fi
         continue
     fi
     if [ -n "$why" ]; then
