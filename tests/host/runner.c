@@ -164,6 +164,30 @@ static void test_16(void)
     }
 }
 
+/* Kernels run with OpenMP's threads asleep between calls (OMP_WAIT_POLICY=passive, as
+ * a caller's are that does not call in a tight loop), unless the environment sets a policy. */
+static void test_wait_policy(void)
+{
+    static const char *const set[] = {NULL, "active"};
+    for (int i = 0; i < 2; i++) {
+        if (set[i])
+            setenv("OMP_WAIT_POLICY", set[i], 1);
+        else
+            unsetenv("OMP_WAIT_POLICY");
+        session s;
+        if (!CHECK(start(&s, (const char *[]){"3", "4", "5", "1", "fp32", kernels, "passive",
+                                              NULL})))
+            continue;
+        const char *a = answer(&s);
+        if (set[i])
+            CHECK(strncmp(a, "W C[2][3] = ", 12) == 0);
+        else
+            CHECK_STR(a, "V");
+        CHECK_INT(finish(&s), 0);
+    }
+    unsetenv("OMP_WAIT_POLICY");
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -176,5 +200,6 @@ int main(int argc, char **argv)
     test_missing();
     test_verdicts();
     test_16();
+    test_wait_policy();
     return CHECK_DONE();
 }
