@@ -15,7 +15,7 @@ static const rs_signature sig = {.version = "0.1.0", .script = "fuzz.lua",
 /* The journal's header line, without its line break. */
 static const char header[] = "problem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,"
                              "cores,split,load_volume_elems,est_cycles,backend,status,measured,"
-                             "unit,micro,round,op,shape";
+                             "unit,micro,round,op,shape,node";
 
 /* The sidecar of sig, as the journal writes it for a new journal. */
 static uint8_t *sidecar(size_t *n)
