@@ -174,7 +174,7 @@ page=$tmp/page.md
 test_output() {
     sed -n 's/^[0-9][0-9]*: //p' "$1" |
         grep -v -e '^Test command: ' -e '^Working Directory: ' -e '^Test timeout computed to be: ' \
-             -e '^Environment variables: ' | sed "s|$src/||g" || true
+             -e '^Environment variables: ' | sed -e "s|$src/||g" -e "s|$src\\b|.|g" || true
 }
 
 # CPU seconds the machine spent busy (user, nice, system, irq, softirq) since boot.
@@ -264,7 +264,7 @@ for name in "${names[@]}"; do
                  -v w0="$wall0" -v w1="$wall1" -v n="$(nproc)" \
                  'BEGIN { s = ((b1 - b0) - (o1 - o0)) / ((w1 - w0) * n); printf "%.0f", 100 * (s > 0 ? s : 0) }')
     secs=$(grep -E "Test +#[0-9]+: $name " "$log" | sed -E 's/.* ([0-9.]+) sec.*/\1/' | tail -1)
-    ran=$(sed -n 's/^[0-9][0-9]*: Test command: //p' "$log" | head -1 | sed "s|$src/||g")
+    ran=$(sed -n 's/^[0-9][0-9]*: Test command: //p' "$log" | head -1 | sed -e "s|$src/||g" -e "s|$src\\b|.|g")
     if [ -z "$ran" ]; then
         echo "performance.sh: ctest ran no test '$name' in $build" >&2
         exit 1
