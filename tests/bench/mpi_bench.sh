@@ -21,8 +21,8 @@ whole=$(awk -F'|' '/all at once/ { gsub(/ /, "", $3); print $3 }' "$work/ceiling
 cat >"$work/s.lua" <<'LUA'
 target "ascend910"
 matmul { name = "s", shapes = { {512, 768, 768} } }
-space { strategy = { "OS", "WS" }, m = { 32, 64, 128, 256 }, n = { 32, 64, 128, 256 },
-        k = { 32, 64, 128, 256 }, double_buffer = { false, true }, cores = { 1, 2, 4 },
+space { strategy = { "OS", "WS" }, m = multiples(16, 256), n = multiples(16, 256),
+        k = multiples(16, 256), double_buffer = { false, true }, cores = { 1, 2, 4 },
         split = { "M", "N" } }
 tune { measure = "sim", search = "exhaustive", budget = 100000, results = "s.csv", table = "s-table.csv" }
 LUA
