@@ -46,7 +46,7 @@ typedef struct {
                            * return C; its table rows say verified 0) */
     int calibrate;        /* refit the model to the run's measurements after each batch
                            * and rank by it: 1, 0, or -1 when the script does not say
-                           * (the backend decides: ms_backend.calibrates) */
+                           * (the backend decides: ms_backend.hardware) */
     double script_timeout;     /* seconds the script file may run, > 0 */
     double constraint_timeout; /* seconds all constraint calls may take together, > 0 */
 } ls_tune;

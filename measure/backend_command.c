@@ -585,7 +585,7 @@ ms_backend *ms_command_open(const ms_settings *s, char *err, size_t errlen)
     st->timeout = s->timeout > 0 ? s->timeout : 60;
     st->inputs = strstr(s->command, "{inputs}") != NULL;
     atomic_init(&st->unit, UNIT_UNDECIDED);
-    *b = (ms_backend){.unit = "s", .parallel = true, .calibrates = true, .hardware = true,
+    *b = (ms_backend){.unit = "s", .parallel = true, .hardware = true,
                       .measure = cmd_measure, .verify = s->no_verify ? NULL : cmd_verify,
                       .close = cmd_close, .state = st};
     return b;

@@ -168,8 +168,7 @@ ms_backend *ms_host_open(const ms_settings *s, char *err, size_t errlen)
     snprintf(st->workdir, sizeof st->workdir, "%s",
              s->workdir && *s->workdir ? s->workdir : "npu-tune-kernels");
     st->timeout = s->timeout > 0 ? s->timeout : 60;
-    *b = (ms_backend){.unit = "s", .parallel = false, .checked = true, .calibrates = true,
-                      .hardware = true,
+    *b = (ms_backend){.unit = "s", .parallel = false, .checked = true, .hardware = true,
                       .measure = host_measure, .measure_batch = host_batch, .final = host_final,
                       .peak = host_peak, .close = host_close, .state = st};
     return b;

@@ -29,10 +29,10 @@ struct ms_backend {
     const char *unit; /* "cycles" or "s" */
     bool parallel;
     bool checked;     /* measure() checks every result against a reference itself */
-    bool calibrates;  /* times real hardware, which the model's default figures only
-                       * guess at: tune { calibrate } is on unless the script says */
     bool hardware;    /* times real hardware (this machine, or a board it drives): its
-                       * figures belong to the node that took them */
+                       * figures belong to the node that took them, and the model's
+                       * default figures only guess at them, so tune { calibrate } is
+                       * on unless the script says */
     void (*measure)(ms_backend *b, const sp_target *t, const sp_problem *p,
                     const sp_candidate *c, ms_measurement *out);
     /* Optional: measures n candidates at once (e.g. one compile for all),

@@ -250,7 +250,7 @@ int tn_calibrate(int argc, char **argv)
         return usage("a JOURNAL.csv is required");
     if (fo.by_shape && fo.holdout == 0)
         return usage("--holdout-shapes needs a share above 0 (--holdout)");
-    if (name && (!sp_label_ok(name, strlen(name)) || strlen(name) > 40))
+    if (name && !sp_label_ok(name, strlen(name)))
         return usage("--name must be 1 to 40 characters from A-Z a-z 0-9 _ . -");
     if (output && !ls_target_path(output))
         return usage("-o must name a target file ending in .lua (scripts load it by that)");

@@ -695,7 +695,7 @@ static int run(tn_workers *workers, int argc, char **argv)
         !tn_workers_setup(&r, &mset, err, sizeof err))
         goto fail;
     r.np = np;
-    if ((tu->calibrate > 0 || (tu->calibrate < 0 && r.backend->calibrates)) &&
+    if ((tu->calibrate > 0 || (tu->calibrate < 0 && r.backend->hardware)) &&
         !(r.fits = tn_fits_open(tu->results, &sig, rs_cache_size(r.cache) > 0, ls_target(r.script),
                                 err, sizeof err)))
         goto fail;
