@@ -140,6 +140,20 @@ int bs_lock_open(const char *path, bool wait, long *holder, bool *created, char 
 
 /* ---- hashing (hash.c) ---- */
 
+/* ---- a growing string (buf.c) ---- */
+
+/* Starts as {0}; s is NUL-terminated once anything was added; oom once an
+ * append ran out of memory (later appends do nothing). Free s when done. */
+typedef struct {
+    char *s;
+    size_t len, cap;
+    bool oom;
+} bs_buf;
+/* Appends n bytes of p. */
+void bs_buf_add(bs_buf *b, const void *p, size_t n);
+/* Appends the formatted text. */
+void bs_buf_printf(bs_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* 64-bit FNV-1a: the offset basis, and h advanced over n bytes. */
 #define BS_FNV_BASIS 0xcbf29ce484222325ULL
 uint64_t bs_fnv(uint64_t h, const void *data, size_t n);

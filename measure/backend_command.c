@@ -32,38 +32,13 @@ typedef struct {
  * processes; a name left by an earlier process is skipped). */
 static atomic_uint_fast64_t counter;
 
-/* ---- a growing string ---- */
+/* ---- a growing string (bs_buf) ---- */
 
-typedef struct {
-    char *s;
-    size_t len, cap;
-    bool oom;
-} buf;
-
-static void put(buf *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = (b->len + n + 1) * 2;
-        char *p = realloc(b->s, cap);
-        if (!p) {
-            b->oom = true;
-            return;
-        }
-        b->s = p;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-static void puts_(buf *b, const char *s) { put(b, s, strlen(s)); }
+static void puts_(bs_buf *b, const char *s) { bs_buf_add(b, s, strlen(s)); }
 
 /* Appends s as one shell word: bare when it has only safe characters, else
  * in single quotes (a quote inside becomes '\''). */
-static void put_quoted(buf *b, const char *s)
+static void put_quoted(bs_buf *b, const char *s)
 {
     bool bare = *s != '\0';
     for (const char *p = s; *p && bare; p++)
@@ -73,14 +48,14 @@ static void put_quoted(buf *b, const char *s)
         puts_(b, s);
         return;
     }
-    put(b, "'", 1);
+    bs_buf_add(b, "'", 1);
     for (const char *p = s; *p; p++) {
         if (*p == '\'')
             puts_(b, "'\\''");
         else
-            put(b, p, 1);
+            bs_buf_add(b, p, 1);
     }
-    put(b, "'", 1);
+    bs_buf_add(b, "'", 1);
 }
 
 /* ---- the template ---- */
@@ -102,7 +77,7 @@ static char *expand(const char *tmpl, const files *fs, const sp_target *t, const
     static const char *const names[] = {"{kernel}", "{M}",      "{N}",      "{K}",     "{batch}",
                                         "{shape}",  "{target}", "{inputs}", "{output}"};
     enum { NNAMES = sizeof names / sizeof *names };
-    buf b = {0};
+    bs_buf b = {0};
     char num[96];
     for (const char *s = tmpl; *s;) {
         int which = -1;
@@ -110,7 +85,7 @@ static char *expand(const char *tmpl, const files *fs, const sp_target *t, const
             if (strncmp(s, names[i], strlen(names[i])) == 0)
                 which = i;
         if (which < 0) {
-            put(&b, s++, 1);
+            bs_buf_add(&b, s++, 1);
             continue;
         }
         num[0] = '\0';

@@ -42,45 +42,13 @@ const char *rs_plot_what(int i) { return i >= 0 && i < NPLOTS ? plots[i].what : 
 
 /* ---- a growing string, for gnuplot's -e argument ---- */
 
-typedef struct {
-    char *s;
-    size_t len, cap;
-    bool oom;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    if (b->oom)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0 || b->len + (size_t)n + 1 > b->cap) {
-        size_t cap = (b->len + (size_t)(n < 0 ? 0 : n) + 1) * 2;
-        char *s = n < 0 ? NULL : realloc(b->s, cap);
-        if (!s) {
-            b->oom = true;
-            return;
-        }
-        b->s = s;
-        b->cap = cap;
-    }
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-}
-
 /* Appends name='value' with gnuplot's quoting ('' inside single quotes). */
-static void sb_var(sbuf *b, const char *name, const char *value)
+static void sb_var(bs_buf *b, const char *name, const char *value)
 {
-    sb_printf(b, "%s='", name);
+    bs_buf_printf(b, "%s='", name);
     for (const char *p = value; *p; p++)
-        sb_printf(b, *p == '\'' ? "''" : "%c", *p);
-    sb_printf(b, "'; ");
+        bs_buf_printf(b, *p == '\'' ? "''" : "%c", *p);
+    bs_buf_printf(b, "'; ");
 }
 
 /* The journal's ok rows per shape (rs_report: each config once, the model's
@@ -397,12 +365,12 @@ static bool render(renderer *r, int sc, const char *base, const char *data, cons
 {
     static const char *const terms[] = {"png", "svg"};
     for (int t = 0; t < 2; t++) {
-        sbuf vars = {0}, out = {0};
-        sb_printf(&out, "%s/%s.%s", r->dir, base, terms[t]);
+        bs_buf vars = {0}, out = {0};
+        bs_buf_printf(&out, "%s/%s.%s", r->dir, base, terms[t]);
         sb_var(&vars, "in", data);
         sb_var(&vars, "out", out.s ? out.s : "");
         sb_var(&vars, "term", terms[t]);
-        sb_printf(&vars, "%s", common);
+        bs_buf_printf(&vars, "%s", common);
         bool ok = !vars.oom && !out.oom;
         if (!ok)
             snprintf(err, errlen, "out of memory");
@@ -419,11 +387,11 @@ static bool render(renderer *r, int sc, const char *base, const char *data, cons
 
 /* Writes the data file DIR/base.dat with writer and renders script sc from
  * it with the variables vars; frees vars. Out of memory if vars ran out. */
-static bool emit(renderer *r, int sc, const char *base, sbuf *vars,
+static bool emit(renderer *r, int sc, const char *base, bs_buf *vars,
                  bool (*writer)(FILE *, void *), void *ctx, char *err, size_t errlen)
 {
-    sbuf data = {0};
-    sb_printf(&data, "%s/%s.dat", r->dir, base);
+    bs_buf data = {0};
+    bs_buf_printf(&data, "%s/%s.dat", r->dir, base);
     bool ok = !data.oom && !vars->oom;
     if (!ok)
         snprintf(err, errlen, "out of memory");
@@ -437,7 +405,7 @@ static bool emit(renderer *r, int sc, const char *base, sbuf *vars,
 
 /* The estimates' and the measurements' ranges; the estimate is in cycles, or
  * in elements where a shape's rows lack est_cycles. */
-static bool draw_measured_vs_model(renderer *r, int sc, const pdata *d, sbuf *common, char *err,
+static bool draw_measured_vs_model(renderer *r, int sc, const pdata *d, bs_buf *common, char *err,
                                    size_t errlen)
 {
     double elo = INFINITY, ehi = 0, mlo = INFINITY, mhi = 0;
@@ -450,20 +418,20 @@ static bool draw_measured_vs_model(renderer *r, int sc, const pdata *d, sbuf *co
             elo = fmin(elo, e), ehi = fmax(ehi, e), mlo = fmin(mlo, m), mhi = fmax(mhi, m);
         }
     }
-    sbuf vars = {0};
+    bs_buf vars = {0};
     /* the reference line: measured = scale x estimate (rs_report_scale), when
      * every shape has the same scale (else 0: no line) */
     double scale = d->r.ngroups ? d->r.group[0].scale : 0;
     for (size_t gi = 1; gi < d->r.ngroups; gi++)
         if (d->r.group[gi].scale != scale)
             scale = 0;
-    sb_printf(&vars, "%sscale=%.10g; logx=%d; logy=%d; ", common->s, scale, axis_kind(elo, ehi),
+    bs_buf_printf(&vars, "%sscale=%.10g; logx=%d; logy=%d; ", common->s, scale, axis_kind(elo, ehi),
               axis_kind(mlo, mhi));
     sb_var(&vars, "estimate", by_load ? "cycles, or elements of load volume" : "cycles");
     return emit(r, sc, plots[sc].name, &vars, write_model_data, (void *)d, err, errlen);
 }
 
-static bool draw_strategies(renderer *r, int sc, const pdata *d, sbuf *common, char *err,
+static bool draw_strategies(renderer *r, int sc, const pdata *d, bs_buf *common, char *err,
                             size_t errlen)
 {
     strategy_data sd = {d, calloc(d->r.ngroups * SP_NSTRATEGY + 1, sizeof *sd.best)};
@@ -476,8 +444,8 @@ static bool draw_strategies(renderer *r, int sc, const pdata *d, sbuf *common, c
     for (size_t i = 0; i < d->r.ngroups * SP_NSTRATEGY; i++)
         if (sd.best[i] > 0)
             lo = fmin(lo, sd.best[i]), hi = fmax(hi, sd.best[i]);
-    sbuf vars = {0};
-    sb_printf(&vars, "%snshapes=%zu; logx=%d; low=%.10g; ", common->s, d->r.ngroups,
+    bs_buf vars = {0};
+    bs_buf_printf(&vars, "%snshapes=%zu; logx=%d; low=%.10g; ", common->s, d->r.ngroups,
               axis_kind(lo, hi), lo);
     bool ok = emit(r, sc, plots[sc].name, &vars, write_strategy_data, &sd, err, errlen);
     free(sd.best);
@@ -485,7 +453,7 @@ static bool draw_strategies(renderer *r, int sc, const pdata *d, sbuf *common, c
 }
 
 /* The tile plane of group gi for its best strategy. */
-static bool tile_plane_of(renderer *r, int sc, const pdata *d, size_t gi, sbuf *common,
+static bool tile_plane_of(renderer *r, int sc, const pdata *d, size_t gi, bs_buf *common,
                           char *err, size_t errlen)
 {
     const rs_report_group *g = &d->r.group[gi];
@@ -494,7 +462,7 @@ static bool tile_plane_of(renderer *r, int sc, const pdata *d, size_t gi, sbuf *
     size_t n = g->fig.rows;
     tile_plane t = {malloc(n * sizeof *t.p), 0};
     int *ms = malloc(n * sizeof *ms), *ns = malloc(n * sizeof *ns);
-    sbuf base = {0}, vars = {0};
+    bs_buf base = {0}, vars = {0};
     bool ok = t.p && ms && ns;
     if (ok) {
         for (size_t i = g->first; i < g->first + n; i++)
@@ -520,13 +488,13 @@ static bool tile_plane_of(renderer *r, int sc, const pdata *d, size_t gi, sbuf *
         sp_problem_shape(p, shape, sizeof shape);
         for (char *c = shape; (c = strchr(c, ' ')); ) /* a file name without spaces */
             *c = '_';
-        sb_printf(&base, "tiles_%s_%s", p->name, shape);
+        bs_buf_printf(&base, "tiles_%s_%s", p->name, shape);
         if (p->dtype != SP_FP16)
-            sb_printf(&base, "_%s", sp_dtype_name(p->dtype));
-        sb_printf(&vars, "%s", common->s);
+            bs_buf_printf(&base, "_%s", sp_dtype_name(p->dtype));
+        bs_buf_printf(&vars, "%s", common->s);
         sb_var(&vars, "label", label);
         sb_var(&vars, "strategy", sp_strategy_name(best));
-        sb_printf(&vars, "dm=%d; dn=%d; bestm=%d; bestn=%d; logcb=%d; ", grid_step(ms, t.n),
+        bs_buf_printf(&vars, "dm=%d; dn=%d; bestm=%d; bestn=%d; logcb=%d; ", grid_step(ms, t.n),
                   grid_step(ns, t.n), g->best->config.m, g->best->config.n, axis_kind(lo, hi));
         ok = !base.oom;
     }
@@ -542,7 +510,7 @@ static bool tile_plane_of(renderer *r, int sc, const pdata *d, size_t gi, sbuf *
     return ok;
 }
 
-static bool draw_tiles(renderer *r, int sc, const pdata *d, sbuf *common, char *err,
+static bool draw_tiles(renderer *r, int sc, const pdata *d, bs_buf *common, char *err,
                        size_t errlen)
 {
     bool ok = true;
@@ -552,7 +520,7 @@ static bool draw_tiles(renderer *r, int sc, const pdata *d, sbuf *common, char *
 }
 
 #define DRAW(name, what) draw_##name,
-static bool (*const draw[NPLOTS])(renderer *, int, const pdata *, sbuf *, char *,
+static bool (*const draw[NPLOTS])(renderer *, int, const pdata *, bs_buf *, char *,
                                   size_t) = {RS_PLOTS(DRAW)};
 
 /* Reads the journal, writes the data files into dir, renders every plot as
@@ -562,7 +530,7 @@ bool rs_plot(const char *journal, const char *dir, char *err, size_t errlen)
     pdata d = {0};
     renderer r = {.dir = dir};
     char gnuplot[4096];
-    sbuf common = {0};
+    bs_buf common = {0};
     bool ok = rs_report_read(&journal, 1, &d.r, err, errlen);
     if (ok && !find_gnuplot(gnuplot, sizeof gnuplot)) {
         snprintf(err, errlen,
@@ -577,11 +545,11 @@ bool rs_plot(const char *journal, const char *dir, char *err, size_t errlen)
         for (size_t i = 0; i < d.r.nrows; i++)
             d.has[d.r.rows[i].config.strategy] = true;
         sb_var(&common, "unit", d.unit);
-        sb_printf(&common, "strategies='");
+        bs_buf_printf(&common, "strategies='");
         for (int s = 0, n = 0; s < SP_NSTRATEGY; s++)
             if (d.has[s])
-                sb_printf(&common, "%s%s", n++ ? " " : "", sp_strategy_name(s));
-        sb_printf(&common, "'; ");
+                bs_buf_printf(&common, "%s%s", n++ ? " " : "", sp_strategy_name(s));
+        bs_buf_printf(&common, "'; ");
         if (common.oom) {
             snprintf(err, errlen, "out of memory");
             ok = false;

@@ -442,6 +442,25 @@ static void hashes(void)
     CHECK(bs_fnv(bs_fnv(BS_FNV_BASIS, "foo", 3), "bar", 3) == 0x85944171f73967e8ULL);
 }
 
+/* A growing string: appended bytes and formatted text, NUL-terminated,
+ * across many reallocations. */
+static void growing(void)
+{
+    bs_buf b = {0};
+    bs_buf_add(&b, "ab\0c", 4); /* bytes, a NUL among them */
+    CHECK_INT(b.len, 4);
+    CHECK(b.s && memcmp(b.s, "ab\0c", 5) == 0);
+    for (int i = 0; i < 1000; i++)
+        bs_buf_printf(&b, "%d,", i % 10);
+    CHECK_INT(b.len, 4 + 2000);
+    CHECK(!b.oom && b.s[b.len] == '\0' && strncmp(b.s + 4, "0,1,2,", 6) == 0);
+    free(b.s);
+    bs_buf e = {0};
+    bs_buf_printf(&e, "%s", "");
+    CHECK(!e.oom && e.len == 0 && e.s && e.s[0] == '\0');
+    free(e.s);
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) {
@@ -460,6 +479,7 @@ int main(void)
     csv_join();
     csv_numbers();
     hashes();
+    growing();
     remove_tree(dir);
     return CHECK_DONE();
 }
