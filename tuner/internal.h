@@ -18,6 +18,10 @@
 /* Candidates a search is asked for at once: the unit of parallel measurement.
  * Fixed (not the thread count) so that a run does not depend on threads. */
 #define TN_BATCH 8
+/* Candidates a blind search (tn_search_blind) is asked for at once: enough
+ * that a step keeps thousands of workers busy and its slowest candidate
+ * hardly delays the next step. */
+#define TN_BATCH_BLIND 4096
 
 typedef struct tn_fits tn_fits;
 

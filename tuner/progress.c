@@ -21,8 +21,8 @@ void tn_progress(tn_session *r, size_t problem, size_t measured, size_t budget, 
     if (r->quiet)
         return;
     double t = bs_now(), elapsed = t - r->t0;
-    /* plain lines at most every 2 s */
-    if (!r->tty && t - r->last < 2)
+    /* plain lines at most every 2 s, a terminal's line ten times a second */
+    if (t - r->last < (r->tty ? 0.1 : 2))
         return;
     r->last = t;
     size_t total = r->done_before + measured;

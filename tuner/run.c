@@ -168,18 +168,37 @@ static int status_of(const char *name)
     return MS_CRASH;
 }
 
+/* The best ok measurement not yet rejected by verification, or -1: among
+ * the final's when there was one (they were timed side by side), else among
+ * all. */
+static long best_ok(const plan *pl)
+{
+    long best = -1;
+    for (int pass = pl->nfin ? 0 : 1; pass < 2 && best < 0; pass++)
+        for (size_t q = 0; q < (pass ? pl->n : pl->nfin); q++) {
+            size_t i = pass ? q : pl->fin[q];
+            if (pl->ms[i].status == MS_OK && (best < 0 || pl->ms[i].value < pl->ms[best].value))
+                best = (long)i;
+        }
+    return best;
+}
+
 /* Where a batch's measurements go as they complete. */
 typedef struct {
     tn_session *r;
     plan *pl;
+    size_t pi, budget;
     const size_t *where;
+    size_t done;       /* measurements of this batch so far */
+    double best;       /* the best ok value so far, NaN before one */
     char *err;
     size_t errlen;
     bool ok;
 } sink;
 
 /* Journals one completed measurement at once (serialised by tn_measure),
- * with the node that took it, so a kill loses nothing that finished. */
+ * with the node that took it, so a kill loses nothing that finished; the
+ * progress line follows (a blind search's batch is long). */
 static void journal_one(void *ctx, size_t i, const ms_measurement *m, const char *node)
 {
     sink *s = ctx;
@@ -187,15 +206,24 @@ static void journal_one(void *ctx, size_t i, const ms_measurement *m, const char
     rs_row row = row_of(s->r->script, s->r->backend, s->pl, s->where[i], "search", node);
     if (s->ok && !rs_journal_append(s->r->journal, &row, s->err, s->errlen))
         s->ok = false;
+    if (m->status == MS_OK && !(m->value >= s->best))
+        s->best = m->value;
+    tn_progress(s->r, s->pi, s->pl->measured + ++s->done, s->budget, s->best);
 }
 
 /* Whatever the search asks: from the journal when it is there, else
  * measured (in parallel) and journaled as each measurement completes. */
-static bool fetch(tn_session *r, plan *pl, const size_t *idx, size_t n, char *err, size_t errlen)
+static bool fetch(tn_session *r, plan *pl, size_t pi, size_t budget, const size_t *idx, size_t n,
+                  char *err, size_t errlen)
 {
-    sp_candidate todo[TN_BATCH];
-    size_t where[TN_BATCH], nt = 0;
-    ms_measurement got[TN_BATCH];
+    sp_candidate *todo = malloc(n * sizeof *todo);
+    size_t *where = malloc(n * sizeof *where), nt = 0;
+    ms_measurement *got = malloc(n * sizeof *got);
+    if (!todo || !where || !got) {
+        free(todo), free(where), free(got);
+        snprintf(err, errlen, "out of memory");
+        return false;
+    }
     for (size_t i = 0; i < n; i++) {
         const rs_entry *e = rs_cache_find(r->cache, pl->p, &pl->cands[idx[i]].config);
         ms_measurement *m = &pl->ms[idx[i]];
@@ -210,8 +238,10 @@ static bool fetch(tn_session *r, plan *pl, const size_t *idx, size_t n, char *er
             where[nt++] = idx[i];
         }
     }
-    sink s = {r, pl, where, err, errlen, true};
+    long b = best_ok(pl);
+    sink s = {r, pl, pi, budget, where, 0, b >= 0 ? pl->ms[b].value : NAN, err, errlen, true};
     tn_measure(r, pl->p, todo, nt, got, journal_one, &s);
+    free(todo), free(where), free(got);
     return s.ok;
 }
 
@@ -221,21 +251,6 @@ static void config_text(const sp_config *c, char *out, size_t len)
                      c->m, c->n, c->k, c->double_buffer, c->cores, sp_split_name(c->split));
     if ((c->mr || c->nr) && w > 0 && (size_t)w < len)
         snprintf(out + w, len - (size_t)w, " u%dx%d", c->mr, c->nr);
-}
-
-/* The best ok measurement not yet rejected by verification, or -1: among
- * the final's when there was one (they were timed side by side), else among
- * all. */
-static long best_ok(const plan *pl)
-{
-    long best = -1;
-    for (int pass = pl->nfin ? 0 : 1; pass < 2 && best < 0; pass++)
-        for (size_t q = 0; q < (pass ? pl->n : pl->nfin); q++) {
-            size_t i = pass ? q : pl->fin[q];
-            if (pl->ms[i].status == MS_OK && (best < 0 || pl->ms[i].value < pl->ms[best].value))
-                best = (long)i;
-        }
-    return best;
 }
 
 /* The final, when the backend has one: the best few ok measurements of the
@@ -371,13 +386,18 @@ static bool tune_problem(tn_session *r, size_t pi, plan *pl, char *err, size_t e
     bool ok = srch != NULL;
     if (!ok)
         snprintf(err, errlen, "cannot start search '%s'", tu->search);
-    size_t idx[TN_BATCH], told = 0;
+    /* the step: fixed per search, so that a run does not depend on threads
+     * or ranks */
+    size_t step = tn_search_blind(srch) ? TN_BATCH_BLIND : TN_BATCH, told = 0;
+    size_t *idx = ok ? malloc(step * sizeof *idx) : NULL;
+    if (ok && !(ok = idx != NULL))
+        snprintf(err, errlen, "out of memory");
     while (ok && told < a.budget) {
-        size_t want = a.budget - told < TN_BATCH ? a.budget - told : TN_BATCH;
+        size_t want = a.budget - told < step ? a.budget - told : step;
         size_t n = tn_search_ask(srch, idx, want);
         if (n == 0)
             break;
-        if (!(ok = fetch(r, pl, idx, n, err, errlen)))
+        if (!(ok = fetch(r, pl, pi, a.budget, idx, n, err, errlen)))
             break;
         for (size_t i = 0; i < n; i++) {
             const ms_measurement *m = &pl->ms[idx[i]];
@@ -397,6 +417,7 @@ static bool tune_problem(tn_session *r, size_t pi, plan *pl, char *err, size_t e
         }
         tn_progress(r, pi, pl->measured, a.budget, best_ok(pl) >= 0 ? pl->ms[best_ok(pl)].value : NAN);
     }
+    free(idx);
     tn_search_close(srch);
     if (rank != pl->cands)
         free(rank);

@@ -162,6 +162,11 @@ size_t tn_search_ask(tn_search *s, size_t *idx, size_t max)
     return k;
 }
 
+bool tn_search_blind(const tn_search *s)
+{
+    return s && s->st->blind;
+}
+
 /* Records the measurement of an asked index (ignored for an index not
  * awaiting a tell); a failed or non-finite measurement counts as +inf. */
 void tn_search_tell(tn_search *s, size_t idx, int ok, double value)

@@ -42,6 +42,11 @@ void tn_search_tell(tn_search *s, size_t idx, int ok, double value);
 
 void tn_search_close(tn_search *s);
 
+/* True when the search's asks do not depend on its tells (exhaustive,
+ * random): asking for many at once then asks what asking a few at a time
+ * would, in the same order. */
+bool tn_search_blind(const tn_search *s);
+
 /* The model's estimates of the candidates changed: the caller refitted the
  * model and wrote its figures into the array a->cands pointed to (configs
  * and their order unchanged). The untried candidates are ranked by them

@@ -24,4 +24,5 @@ const tn_strategy tn_strategy_exhaustive = {
     .init = exhaustive_init,
     .ask = exhaustive_ask,
     .fini = exhaustive_fini,
+    .blind = true,
 };

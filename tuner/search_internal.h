@@ -25,6 +25,10 @@ typedef struct {
      * again from them (tn_search_rerank); whatever the strategy keeps of
      * them is to be made again too. */
     void (*rerank)(tn_search *s);
+    /* True when what ask returns never depends on the tells in between
+     * (only on the asks before it): the driver may then ask for many at
+     * once, which keeps a parallel backend and many workers busy. */
+    bool blind;
 } tn_strategy;
 
 /* Distinct values of one config axis among the candidates, ascending. */

@@ -50,4 +50,5 @@ const tn_strategy tn_strategy_random = {
     .init = random_init,
     .ask = random_ask,
     .fini = random_fini,
+    .blind = true,
 };

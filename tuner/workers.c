@@ -12,8 +12,10 @@
 #include "workers.h"
 
 /* The most candidates a chunk holds: bounds a message (about 30 bytes a
- * candidate out, 60 back) and how long a worker keeps results to itself. */
-#define CHUNK_MAX 1024
+ * candidate out, 60 back) and how long a worker keeps results to itself
+ * (what a kill of it loses). A backend that times hardware, seconds a
+ * candidate, hands a worker only as many as it has threads. */
+#define CHUNK_MAX 256
 
 typedef struct {
     char node[64];
@@ -261,13 +263,13 @@ static size_t take_done(tn_session *r, int from, tn_in *in, ms_measurement *out,
 
 /* How many of the `left` candidates worker k gets: its share of twice the
  * workers' threads (so that the last chunks are small and finish together),
- * at least its own threads (so that none idles), at most CHUNK_MAX. */
-static size_t chunk(const tn_workers *w, int k, size_t left)
+ * at least its own threads (so that none idles), at most `most`. */
+static size_t chunk(const tn_workers *w, int k, size_t left, size_t most)
 {
     size_t t = (size_t)w->rank[k].threads;
     size_t c = (left * t + 2 * (size_t)w->threads - 1) / (2 * (size_t)w->threads);
     c = c < t ? t : c;
-    c = c > CHUNK_MAX ? CHUNK_MAX : c;
+    c = c > most ? most : c;
     return c < left ? c : left;
 }
 
@@ -299,7 +301,8 @@ void tn_measure(tn_session *r, const sp_problem *p, const sp_candidate *c, size_
         for (int k = 1; k < w->size && next < n; k++) {
             if (w->rank[k].busy)
                 continue;
-            size_t m = chunk(w, k, n - next);
+            size_t most = r->backend->hardware ? (size_t)w->rank[k].threads : CHUNK_MAX;
+            size_t m = chunk(w, k, n - next, most);
             job_start(w, TN_MEASURE, p, m);
             for (size_t i = next; i < next + m; i++)
                 job_cand(w, i, &c[i]);

@@ -73,32 +73,38 @@ fi
 echo
 echo "== projection (not measured): N nodes, one worker rank each"
 cat <<TXT
-A run hands out one search step at a time: TN_BATCH = 8 candidates of one problem,
-then waits for all 8 (a run does not depend on its ranks), so at most 8 workers are
-busy, and a step lasts as long as its slowest candidate. Rank 0 hands out and
-journals at most $step8 results/s in steps of 8 ($whole/s with a whole batch at once,
-the figure a design that kept several problems in flight would reach). With t the
-seconds a candidate takes on one worker, the projected speed-up over one worker is
-min(N, 8, t x $step8); the last column is what the ceiling alone would allow.
+A run hands out one search step at a time and waits for all of it (so that a run does
+not depend on its ranks): a step of 4096 candidates for the searches whose asks do not
+depend on what they hear (exhaustive, random), of 8 for the others (model, anneal,
+genetic), one problem at a time. Rank 0 hands out and journals at most $whole
+results/s in long steps and $step8/s in steps of 8. With t the seconds a candidate
+takes on one worker, the projected speed-up over one worker is min(N, step,
+t x ceiling); the last column is what the ceiling alone would allow.
 TXT
-echo "| measure | s a candidate | 16 nodes | 256 nodes | 4096 nodes | the ceiling alone (N) |"
-echo "|---|---|---|---|---|---|"
+echo "| measure | search | s a candidate | 16 nodes | 256 nodes | 4096 nodes | the ceiling alone (N) |"
+echo "|---|---|---|---|---|---|---|"
 for row in "sim, 1 thread:$per_sim" ${per_host:+"host:$per_host"}; do
-    awk -v name="${row%%:*}" -v t="${row##*:}" -v c8="$step8" -v call="$whole" 'BEGIN {
-        printf "| %s | %s |", name, t
-        split("16 256 4096", ns, " ")
-        for (i = 1; i <= 3; i++) {
-            s = ns[i]; if (s > 8) s = 8; if (s > t * c8) s = t * c8
-            printf " %.1fx |", s
-        }
-        printf " %.0f |\n", t * call
-    }'
+    for search in "exhaustive, random:4096:$whole" "model, anneal, genetic:8:$step8"; do
+        IFS=: read -r sname step ceil <<<"$search"
+        awk -v name="${row%%:*}" -v t="${row##*:}" -v sname="$sname" -v step="$step" \
+            -v c="$ceil" 'BEGIN {
+            printf "| %s | %s | %s |", name, sname, t
+            split("16 256 4096", ns, " ")
+            for (i = 1; i <= 3; i++) {
+                s = ns[i]; if (s > step) s = step; if (s > t * c) s = t * c
+                printf " %.1fx |", s
+            }
+            printf " %.0f |\n", t * c
+        }'
+    done
 done
 cat <<TXT
-Limits: the step of 8 (one problem at a time, each step waiting for its slowest
-candidate: a step of a multi-core sim run mixes 1- and 4-core kernels); beyond it
-rank 0's ceiling (one thread handing out, receiving and writing one journal row per
-result) and the network's latency per step, which this one-machine run does not see;
-a host worker needs its node to itself. These figures come from a 2-core VM shared
-with other work: they are noisy.
+Limits: a step waits for its slowest candidate (a step of a multi-core sim run mixes
+1- and 4-core kernels), which the long steps make rare and the steps of 8 pay on
+every step; one problem at a time, so a model search uses at most 8 workers; beyond
+that rank 0's ceiling (one thread handing out, receiving and writing one journal row
+per result) and the network's latency per step, which this one-machine run does not
+see. A host worker measures one kernel at a time and needs its node to itself; it is
+handed as many candidates as it has threads, so a kill loses at most those. These
+figures come from a 2-core VM: they are noisy.
 TXT

@@ -216,6 +216,35 @@ static void test_exhaustive(void)
     free_land(&l);
 }
 
+/* A blind search (its asks not depending on its tells) asked for its whole
+ * budget at once asks what it asks 8 at a time; the others say they are not. */
+static void test_blind(const char *name)
+{
+    land l = make_land(64, 48, 80, 3, 3, BUMPY);
+    size_t budget = 300, *a = malloc(budget * sizeof *a), *b = malloc(budget * sizeof *b);
+    size_t na = run(name, &l, budget, 11, a), nb = 0;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 11);
+    tn_search_args args = {.cands = l.cands, .n = l.n, .budget = budget, .rng = rng};
+    tn_search *s = tn_search_open(name, &args);
+    bool blind = strcmp(name, "exhaustive") == 0 || strcmp(name, "random") == 0;
+    CHECK_INT(tn_search_blind(s), blind);
+    if (blind) {
+        nb = tn_search_ask(s, b, budget);
+        for (size_t i = 0; i < nb; i++) {
+            double v = 0;
+            int ok = measure(&l, b[i], &v);
+            tn_search_tell(s, b[i], ok, v);
+        }
+        CHECK_INT(nb, na);
+        CHECK(memcmp(a, b, na * sizeof *a) == 0);
+    }
+    tn_search_close(s);
+    gsl_rng_free(rng);
+    free(a), free(b);
+    free_land(&l);
+}
+
 /* A smooth landscape whose optimum the model ranks far down: the climb
  * walks there in few measurements. */
 static void test_model_smooth(void)
@@ -416,6 +445,7 @@ int main(void)
         test_contract(*n);
         test_exhaustion(*n);
         test_all_failing(*n);
+        test_blind(*n);
     }
     test_exhaustive();
     test_model_smooth();
