@@ -36,13 +36,22 @@ static bool check_target(const sp_target *t, const char *n, char *err, size_t er
         FAIL("target '%s': field 'fork_join' must be a cycle count from 0 to 1e9", n);
     if (!(u->load_stall >= 0 && u->load_stall <= 100))
         FAIL("target '%s': field 'load_stall' must be a cycle count from 0 to 100", n);
+    if (!(u->prefetch_stall >= 0 && u->prefetch_stall <= 100))
+        FAIL("target '%s': field 'prefetch_stall' must be a cycle count from 0 to 100", n);
+    if (u->l1_ways < 0 || u->l1_ways > 256 || (u->l1_ways && u->cache[SP_CL1] % u->l1_ways))
+        FAIL("target '%s': field 'l1_ways' must be 0 (not known) or a count from 1 to 256 "
+             "that divides l1",
+             n);
+    if (!(u->alias_stall >= 0 && u->alias_stall <= 100))
+        FAIL("target '%s': field 'alias_stall' must be a cycle count from 0 to 100", n);
     return true;
 }
 
 /* The NPU's figures (zeros, but for the cores) with no clock: a CPU's is
  * measured, a little different every run, and only turns the model's cycles
  * into microseconds, so its journals (seconds) do not depend on it. Then the
- * CPU's own; fork_join and load_stall only when set, as before there were. */
+ * CPU's own; fork_join, load_stall, prefetch_stall, l1_ways and alias_stall
+ * only when set, as before there were. */
 static void sign(const sp_target *t, sp_text *o)
 {
     const sp_cpu *u = &t->cpu;
@@ -55,6 +64,12 @@ static void sign(const sp_target *t, sp_text *o)
         sp_put(o, " fj %.17g", u->fork_join);
     if (u->load_stall > 0)
         sp_put(o, " ls %.17g", u->load_stall);
+    if (u->prefetch_stall > 0)
+        sp_put(o, " ps %.17g", u->prefetch_stall);
+    if (u->l1_ways > 0)
+        sp_put(o, " l1w %d", u->l1_ways);
+    if (u->alias_stall > 0)
+        sp_put(o, " as %.17g", u->alias_stall);
 }
 
 /* The generated host kernel (codegen/host.c) keeps an A micro-panel (mr x kc)
@@ -158,6 +173,30 @@ static double vectors_of(int64_t dim, int64_t nr, int64_t w)
     return (double)(dim / nr * nv + last);
 }
 
+/* Rows of an A micro-panel of mr rows `stride` bytes apart, read in place,
+ * that their L1d sets cannot hold. L1d has l1_ways ways of `period` bytes
+ * (its size over its ways), and a line's set is its address within a way;
+ * rows a multiple of the period apart (K = 1024, 2048, 3072 floats) share one
+ * set, and those beyond l1_ways - 1 of a set (one way is left to the B and C
+ * streams passing through) are evicted before their line's next k step. */
+static double alias_rows(const sp_cpu *u, int64_t mr, int64_t stride)
+{
+    enum { LINE = 64, SETS_MAX = 4096 };
+    if (u->l1_ways < 1 || !(u->alias_stall > 0) || mr < 1)
+        return 0;
+    int64_t period = u->cache[SP_CL1] / u->l1_ways, nsets = period / LINE;
+    if (nsets < 1 || nsets > SETS_MAX)
+        return 0;
+    unsigned char rows[SETS_MAX] = {0};
+    double over = 0;
+    for (int64_t i = 0; i < mr; i++) {
+        int64_t set = i * stride % period / LINE;
+        if (++rows[set] > u->l1_ways - 1)
+            over++;
+    }
+    return over;
+}
+
 /* The model follows codegen/host.c step by step for the busiest thread (its
  * share Mt x Nt of C in whole micro-tiles, blocks clamped to it):
  *  - B: packed whenever the step order reaches another kc x nc block: in WS
@@ -177,10 +216,13 @@ static double vectors_of(int64_t dim, int64_t nr, int64_t w)
  *    loads over the load ports, whichever is slower, and load_stall cycles
  *    per load (a load delays the FMAs even below the ports' limit: the tiles
  *    with fewer FMAs per load run slower); a narrow last tile runs a
- *    narrower kernel; each call loads and stores its C tile.
+ *    narrower kernel; each call loads and stores its C tile. Rows of the A
+ *    micro-panel that their L1d set cannot hold (alias_rows) cost
+ *    alias_stall cycles each per k step.
  *  - double buffering issues one prefetch per line of the next step's new
- *    blocks: a cycle each (what it hides, the prefetchers already hide on
- *    the machines measured).
+ *    blocks: a cycle each and prefetch_stall cycles more (what it hides, the
+ *    prefetchers already hide on the machines measured; what it costs beyond
+ *    issuing, the lines it brings in early evicting the current ones).
  *  - more than one thread: fork_join cycles per call to start and join them. */
 void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figures *f)
 {
@@ -224,7 +266,9 @@ void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figure
     double fmas = (double)mr * vecs / u->fma_units;  /* per row of tiles, k step */
     double nload = (double)mr * col_tiles + vecs;     /* broadcasts, B vectors */
     double loads = nload / u->load_ports;
-    double compute = row_tiles * (double)K * ((fmas > loads ? fmas : loads) + u->load_stall * nload);
+    double alias = alias_rows(u, mr, (widen ? kw : K) * (int64_t)a_in) * u->alias_stall * col_tiles;
+    double compute =
+        row_tiles * (double)K * ((fmas > loads ? fmas : loads) + u->load_stall * nload + alias);
     double calls = row_tiles * col_tiles * (double)nP;
     double l2 = calls * (double)kc * (double)(nr + mr) * 4.0 / u->bw_l2;
     /* A streamed once per step through its block: a_once per column block */
@@ -259,7 +303,7 @@ void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figure
         bool c_kept = c->strategy == SP_OS || (c->strategy == SP_IS ? nJ == 1 : nI == 1);
         double a_new = a_once * (a_kept ? 1 : (double)nJ);
         double c_new = (double)Mt * Nt * (c_kept ? 1 : (double)nP);
-        prefetch = (a_new * a_in + b * in + c_new * 4.0) / 64.0;
+        prefetch = (a_new * a_in + b * in + c_new * 4.0) / 64.0 * (1.0 + u->prefetch_stall);
     }
     /* more than one thread: the parallel region's start and join, per call */
     double cycles = overlap + c_time + pack + prefetch + (threads > 1 ? u->fork_join : 0);

@@ -65,6 +65,9 @@ const sp_target_field sp_target_fields[] = {
     {"bandwidth.mem_shared", SP_FIELD_NUM, UNIT(bw_mem_shared), CPU, false},
     {"fork_join", SP_FIELD_NUM, UNIT(fork_join), CPU, true},
     {"load_stall", SP_FIELD_NUM, UNIT(load_stall), CPU, true},
+    {"prefetch_stall", SP_FIELD_NUM, UNIT(prefetch_stall), CPU, true},
+    {"l1_ways", SP_FIELD_INT, UNIT(l1_ways), CPU, true},
+    {"alias_stall", SP_FIELD_NUM, UNIT(alias_stall), CPU, true},
 };
 
 const char *sp_target_field_name(const sp_target *t, const void *member)

@@ -73,6 +73,11 @@ typedef struct {
                                    * and joining them (0: free) */
     double load_stall;            /* cycles of FMA issue each load of the micro-kernel
                                    * takes, beyond the load ports' limit (0: none) */
+    double prefetch_stall;        /* cycles each line double buffering prefetches costs
+                                   * beyond the one that issues it (0: none) */
+    int l1_ways;                  /* ways of L1d (0: not known; no aliasing charged) */
+    double alias_stall;           /* cycles a micro-tile's k step loses per row of its A
+                                   * micro-panel that its L1d set cannot hold (0: none) */
 } sp_cpu;
 
 /* Hardware description of one target. An NPU has per-core buffers and paths
@@ -297,7 +302,7 @@ typedef struct {
     bool optional;    /* may be left out (stays 0) */
 } sp_target_field;
 
-#define SP_TARGET_NFIELDS 43
+#define SP_TARGET_NFIELDS 46
 /* Every field of a target: the name, the kind, then the figures, in the order
  * a missing one is reported and the text below lists them. Scripts read
  * targets through this table, files write and read them through it. */

@@ -52,8 +52,11 @@ static void caches(hs_info *h)
         if (v > 0)
             h->cache[l] = v;
     }
+    long assoc = sysconf(_SC_LEVEL1_DCACHE_ASSOC);
+    if (assoc > 0 && assoc <= 256)
+        h->l1_ways = (int)assoc;
 #endif
-    char path[128], level[16], type[32], size[32];
+    char path[128], level[16], type[32], size[32], ways[16];
     for (int i = 0; i < 16; i++) {
         snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
         if (!read_line(path, level, sizeof level))
@@ -66,6 +69,11 @@ static void caches(hs_info *h)
         int64_t bytes = read_line(path, size, sizeof size) ? size_of(size) : 0;
         if (lv >= 1 && lv <= 3 && bytes > 0)
             h->cache[lv - 1] = bytes;
+        snprintf(path, sizeof path,
+                 "/sys/devices/system/cpu/cpu0/cache/index%d/ways_of_associativity", i);
+        int w = lv == 1 && read_line(path, ways, sizeof ways) ? atoi(ways) : 0;
+        if (w > 0 && w <= 256)
+            h->l1_ways = w;
     }
 }
 
@@ -227,11 +235,22 @@ void hs_target(const hs_info *h, sp_target *t)
      * their FMA peak). Each load of the micro-kernel delays its FMAs by ~0.05
      * cycles: on the AVX-512 VM, of 1050 random one-thread configs of seven
      * shapes, 12x32 and 14x32 measured 2.5-3% slower than 6x64 at the same
-     * FMA count, as 0.05 says (fits gave 0.03 to 0.09, loosely pinned). */
+     * FMA count, as 0.05 says (fits gave 0.03 to 0.09, loosely pinned). A
+     * row of A that its L1d set cannot hold costs ~0.4 cycles a k step: of
+     * 150 random configs of 512x768x3072 (A rows 12 KiB apart, each row in
+     * one set of the 12-way L1d), 14x32 (3 rows over) measured 10% and 12x32
+     * (1 over) 2% slower, for the model, than 6x64 and 8x48. A line double
+     * buffering prefetches costs ~2 cycles, not the 1 that issues it: with
+     * 1, configs with double buffering measured 2-4% slower than the model
+     * said against those without, on each of nine shapes; fitted to three of
+     * them, prefetch_stall came out 1.14 (95%: 0.99 to 1.31). */
     u->bw_l2 = 64;
     u->bw_l3 = 32;
     u->bw_mem = 16;
     u->bw_mem_shared = 24;
     u->fork_join = 10000;
     u->load_stall = 0.05;
+    u->prefetch_stall = 1.1;
+    u->l1_ways = h->l1_ways;
+    u->alias_stall = h->l1_ways ? 0.4 : 0;
 }

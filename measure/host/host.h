@@ -20,6 +20,7 @@
 typedef struct {
     int cores;            /* online CPUs */
     int64_t cache[3];     /* data/unified cache bytes per level L1, L2, L3 (0: none) */
+    int l1_ways;          /* ways of L1d (0: not found) */
     int simd_floats;      /* fp32 lanes per vector as cc -march=native sees it: 16, 8 or 4 */
     int vregs;            /* vector registers: 32 with AVX-512, else 16 */
     bool bf16;            /* AVX512_BF16 storage/dot products available */

@@ -1,5 +1,6 @@
 /* cpu.c — the space library on CPU targets: micro-tiles, the cache rules at
  * their byte boundaries with sp_explain's lines, the packed-volume model, the enumerator. */
+#include <math.h>
 #include <omp.h>
 
 #include "check.h"
@@ -127,6 +128,23 @@ static void targets(void)
     CHECK_STR(err, "target 'avx512': field 'load_stall' must be a cycle count from 0 to 100");
     t.cpu.load_stall = -0.5;
     CHECK(!sp_target_check(&t, err, sizeof err));
+    t = a;
+    t.cpu.prefetch_stall = NAN;
+    CHECK(!sp_target_check(&t, err, sizeof err));
+    CHECK_STR(err, "target 'avx512': field 'prefetch_stall' must be a cycle count from 0 to 100");
+    t = a;
+    t.cpu.alias_stall = 101;
+    CHECK(!sp_target_check(&t, err, sizeof err));
+    CHECK_STR(err, "target 'avx512': field 'alias_stall' must be a cycle count from 0 to 100");
+    t = a;
+    t.cpu.l1_ways = 12; /* 48 KiB: 12 ways of 4 KiB */
+    CHECK(sp_target_check(&t, err, sizeof err));
+    for (int bad = 0; bad < 3; bad++) { /* negative, too many, not dividing l1 */
+        t.cpu.l1_ways = (int[]){-1, 257, 7}[bad];
+        CHECK(!sp_target_check(&t, err, sizeof err));
+        CHECK_STR(err, "target 'avx512': field 'l1_ways' must be 0 (not known) or a count from 1 "
+                       "to 256 that divides l1");
+    }
     t = a;
     t.kind = SP_NKIND;
     CHECK(!sp_target_check(&t, err, sizeof err));
@@ -529,6 +547,37 @@ static void cycles(void)
     CHECK_DBL(s6 - model(&t, &cube, c6).est_cycles, 384.0 * 64 * (6 * 6 + 24) * 0.25);
     CHECK_DBL(s12 - model(&t, &cube, c12).est_cycles, 384.0 * 32 * (12 * 12 + 24) * 0.25);
     CHECK(s6 < s12);
+
+    /* A rows 3072 floats (12 KiB) apart fall in one set of a 12-way 48 KiB
+     * L1d (4 KiB a way): the 14 rows of a 14x32 tile leave 3 over the 11
+     * ways the B and C streams leave, 12x32 one, 8x48 none; at 3000 floats
+     * (11.7 KiB) the rows spread over the sets. Each row over costs
+     * alias_stall cycles a k step of each tile (24 x 24 of 14x32, 28 x 24 of 12x32). */
+    sp_problem aliased = fx_problem(336, 768, 3072, 1, SP_FP32);
+    sp_problem spread = fx_problem(336, 768, 3000, 1, SP_FP32);
+    sp_config a14 = cpu_cfg(SP_IS, 336, 768, 64, 0, 1, SP_SPLIT_M, 14, 32);
+    sp_config a12 = cpu_cfg(SP_IS, 336, 768, 64, 0, 1, SP_SPLIT_M, 12, 32);
+    sp_config a8 = cpu_cfg(SP_IS, 336, 768, 64, 0, 1, SP_SPLIT_M, 8, 48);
+    sp_target w = t;
+    w.cpu.l1_ways = 12;
+    w.cpu.alias_stall = 0.5;
+    CHECK_DBL(model(&w, &aliased, a14).est_cycles - model(&t, &aliased, a14).est_cycles,
+              3 * 0.5 * 3072.0 * 24 * 24);
+    CHECK_DBL(model(&w, &aliased, a12).est_cycles - model(&t, &aliased, a12).est_cycles,
+              1 * 0.5 * 3072.0 * 28 * 24);
+    CHECK_DBL(model(&w, &aliased, a8).est_cycles, model(&t, &aliased, a8).est_cycles);
+    CHECK_DBL(model(&w, &spread, a14).est_cycles, model(&t, &spread, a14).est_cycles);
+    /* widened bf16 rows are padded apart (sp_cpu_row_floats): no aliasing */
+    sp_problem wide = fx_problem(336, 768, 3072, 1, SP_BF16);
+    CHECK_DBL(model(&w, &wide, a14).est_cycles, model(&t, &wide, a14).est_cycles);
+
+    /* prefetch_stall: each prefetched line of double buffering costs it on
+     * top of the cycle that issues it (the 6x64x16 run above: 94 lines) */
+    sp_target pf = t;
+    pf.cpu.prefetch_stall = 1.5;
+    CHECK_DBL(model(&pf, &p, cpu_cfg(SP_OS, 6, 64, 16, 1, 1, SP_SPLIT_M, 6, 64)).est_cycles -
+                  model(&t, &p, cpu_cfg(SP_OS, 6, 64, 16, 1, 1, SP_SPLIT_M, 6, 64)).est_cycles,
+              1.5 * 94);
     CHECK_INT(sp_micro_default(&t).mr, 6);
     CHECK_INT(sp_micro_default(&t).nr, 64);
 
