@@ -9,20 +9,8 @@
 
 void tn_put(tn_out *o, const void *p, size_t n)
 {
-    if (o->oom || n == 0)
-        return;
-    if (o->len + n > o->cap) {
-        size_t cap = (o->len + n) * 2 + 256;
-        unsigned char *b = realloc(o->b, cap);
-        if (!b) {
-            o->oom = true;
-            return;
-        }
-        o->b = b;
-        o->cap = cap;
-    }
-    memcpy(o->b + o->len, p, n);
-    o->len += n;
+    if (n) /* p may be NULL then */
+        bs_buf_add(o, p, n);
 }
 
 void tn_put_u32(tn_out *o, uint32_t v)

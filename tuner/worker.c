@@ -26,7 +26,7 @@ static void reply(worker *w)
         tn_error("worker on %s: out of memory", w->node);
         w->t->abort(TN_ERROR);
     }
-    w->t->send(0, w->out.b, w->out.len);
+    w->t->send(0, w->out.s, w->out.len);
     w->out.len = 0;
 }
 
@@ -148,7 +148,7 @@ int tn_worker(const tn_transport *t)
     ms_close(w.backend);
     free(w.command), free(w.workdir);
     free(w.in);
-    free(w.out.b);
+    free(w.out.s);
     t->leave();
     return TN_OK;
 }

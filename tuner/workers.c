@@ -94,7 +94,7 @@ static void send_out(tn_workers *w, int to)
         tn_error("out of memory");
         w->t->abort(TN_ERROR);
     }
-    w->t->send(to, w->out.b, w->out.len);
+    w->t->send(to, w->out.s, w->out.len);
     w->out.len = 0;
 }
 
@@ -209,7 +209,7 @@ void tn_workers_close(tn_workers *w)
     w->t->leave();
     free(w->rank);
     free(w->in);
-    free(w->out.b);
+    free(w->out.s);
     free(w);
 }
 

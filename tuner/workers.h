@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "base.h"
 #include "internal.h"
 
 /* Hears of each measurement as it completes, with the node that measured it. */
@@ -57,12 +58,8 @@ enum { TN_SETUP = 1, TN_HELLO, TN_JOB, TN_DONE, TN_STOP };
 /* What a job asks. */
 enum { TN_MEASURE = 1, TN_FINAL, TN_VERIFY, TN_PEAK };
 
-/* A message being written; oom once memory ran out. */
-typedef struct {
-    unsigned char *b;
-    size_t len, cap;
-    bool oom;
-} tn_out;
+/* A message being written (its bytes in s); oom once memory ran out. */
+typedef bs_buf tn_out;
 
 /* A message being read; bad once it ended early or held nonsense. */
 typedef struct {
