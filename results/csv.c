@@ -363,6 +363,7 @@ bool rs_parse_row(char *line, const rs_columns *cols, int want, rs_entry *e, con
     memset(e, 0, sizeof *e);
     e->line = lineno;
     e->verified = -1;
+    e->final = NAN;
     strcpy(e->status, "ok");
     bool shaped = false;
     for (int i = 0; i < want; i++) {

@@ -277,11 +277,18 @@ static bool read_rows(const char *path, char *buf, size_t len, rules *r, rs_cach
         if (!rs_parse_row(line, &rs_journal_columns, r->ncols, &e, path, lineno, err, errlen) ||
             !check_row(path, &e, r, err, errlen))
             return false;
-        const rs_entry *had = r->search_figures && strcmp(e.round, "final") == 0
-                                  ? rs_cache_find(c, &e.problem, &e.config)
-                                  : NULL;
-        if (had && strcmp(had->status, "ok") == 0)
-            continue; /* the search's figure stands */
+        /* a later row replaces the one before, keeping its final's figure;
+         * with search_figures a final's row only adds its figure */
+        const rs_entry *had = rs_cache_find(c, &e.problem, &e.config);
+        bool final = strcmp(e.round, "final") == 0;
+        double figure = had ? had->final : NAN;
+        long at = had ? had->final_line : 0;
+        if (final && strcmp(e.status, "ok") == 0)
+            figure = e.measured, at = e.line;
+        if (final && r->search_figures && had && strcmp(had->status, "ok") == 0)
+            e = *had; /* the search's figure stands */
+        e.final = figure;
+        e.final_line = at;
         if (!rs_cache_put(c, &e)) {
             snprintf(err, errlen, "%s:%ld: out of memory", path, lineno);
             return false;
@@ -331,7 +338,7 @@ rs_journal *rs_journal_open_with(const char *path, const rs_signature *sig,
     rs_journal *j = calloc(1, sizeof *j);
     char *sigpath = malloc(plen + 5), *buf = NULL;
     rs_cache *c = rs_cache_new();
-    rules r = {.sig = sig, .np = np, .ncols = rs_journal_columns.n};
+    rules r = {.sig = sig, .search_figures = true, .np = np, .ncols = rs_journal_columns.n};
     if (o && o->problems)
         r.problems = malloc((np ? np : 1) * sizeof *r.problems);
     if (!j || !sigpath || !c || (o && o->problems && !r.problems) || !(j->path = strdup(path))) {

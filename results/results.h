@@ -45,7 +45,12 @@ typedef struct {
     char target[SP_NAME_MAX];
     sp_config config;
     char status[16];   /* "ok", "wrong", "timeout", "crash", "illegal" */
-    double measured;   /* meaningful when status is "ok" */
+    double measured;   /* meaningful when status is "ok"; journal: the search's figure
+                        * where a final measured the config again (rs_journal_read
+                        * without search_figures: the final's) */
+    double final;      /* journal: the figure of its last ok final row (round "final"),
+                        * which a failed verification keeps; NaN if none; table: NaN */
+    long final_line;   /* journal: the line of that row (the finalists' order); 0 if none */
     char unit[8];      /* "cycles" or "s" */
     char round[8];     /* journal: "search", "final" or "verify"; table: "" */
     int verified;      /* table: 1 checked against a reference, 0 not, -1 not known
@@ -77,12 +82,15 @@ typedef struct rs_journal rs_journal;
  * must parse and be of sig's target and backend, and the ok rows of one
  * unit (else "PATH:LINE: ..."); a torn last line (no newline, from a kill)
  * is dropped and cut off the file. *cache receives the rows read (an empty
- * cache for a new journal). NULL with a one-line reason otherwise; nothing
- * is used from a journal that failed to read, and a journal this call
- * created is removed again. The journal is locked until it is closed (or
- * the process dies): another process's open fails (see rs_journal_opts).
- * A path that is not a regular file (bs_written_through: /dev/null, a
- * FIFO) gets the header and the rows only: no sidecar, no resume, no lock. */
+ * cache for a new journal), as rs_journal_read with search_figures reads
+ * them: a resumed search hears the figures the search heard, and the
+ * final's figures are beside them (rs_entry.final). NULL with a one-line
+ * reason otherwise; nothing is used from a journal that failed to read, and
+ * a journal this call created is removed again. The journal is locked until
+ * it is closed (or the process dies): another process's open fails (see
+ * rs_journal_opts). A path that is not a regular file (bs_written_through:
+ * /dev/null, a FIFO) gets the header and the rows only: no sidecar, no
+ * resume, no lock. */
 rs_journal *rs_journal_open(const char *path, const rs_signature *sig, rs_cache **cache,
                             char *err, size_t errlen);
 
@@ -110,11 +118,12 @@ const char *rs_journal_unit(const rs_journal *j, long *line);
  * The header must be the journal's, every complete row must parse and the
  * ok rows be of one unit ("PATH:LINE: ..."); a torn last line is dropped.
  * Each (problem, config) is kept once (a journal is of one target and
- * backend), with its last row, as a resumed run reads it (a failed
- * verification replaces the ok row); with search_figures, a final's
+ * backend), with its last row (a failed verification replaces the ok
+ * row); with search_figures, as a resumed run reads it, a final's
  * re-measurement does not replace the search's figure, so that every
- * config's figure comes from one protocol. *cache receives the rows; NULL
- * with a one-line reason otherwise. */
+ * config's figure comes from one protocol. Either way a final's figure is
+ * also in rs_entry.final. *cache receives the rows; NULL with a one-line
+ * reason otherwise. */
 bool rs_journal_read(const char *path, bool search_figures, rs_cache **cache, char *err,
                      size_t errlen);
 

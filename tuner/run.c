@@ -211,8 +211,9 @@ static void journal_one(void *ctx, size_t i, const ms_measurement *m, const char
     tn_progress(s->r, s->pi, s->pl->measured + ++s->done, s->budget, s->best);
 }
 
-/* Whatever the search asks: from the journal when it is there, else
- * measured (in parallel) and journaled as each measurement completes. */
+/* Whatever the search asks: from the journal when it is there (the figure
+ * the search heard, not a final's: rs_journal_open), else measured (in
+ * parallel) and journaled as each measurement completes. */
 static bool fetch(tn_session *r, plan *pl, size_t pi, size_t budget, const size_t *idx, size_t n,
                   char *err, size_t errlen)
 {
@@ -266,12 +267,21 @@ static bool final_round(tn_session *r, plan *pl, char *err, size_t errlen)
     if (!r->backend->final || best_ok(pl) < 0)
         return true;
     /* A resumed run that measured nothing new and whose journal holds this
-     * problem's final: its finalists stand (holding it again would choose
-     * among the figures of two finals). */
+     * problem's final: its finalists stand with their final figures, in the
+     * order of their rows (the run's: of equal figures, the first wins), as
+     * in the run that held it (holding it again would choose among the
+     * figures of two finals). The search heard the search's figures (fetch). */
+    long line[TN_FINAL_MAX];
     for (size_t i = 0; pl->resumed == pl->measured && i < pl->n && pl->nfin < TN_FINAL_MAX; i++) {
         const rs_entry *e = rs_cache_find(r->cache, pl->p, &pl->cands[i].config);
-        if (e && strcmp(e->round, "final") == 0 && pl->ms[i].status == MS_OK)
-            pl->fin[pl->nfin++] = i;
+        if (!e || !isfinite(e->final) || pl->ms[i].status == MS_NSTATUS)
+            continue;
+        if (pl->ms[i].status == MS_OK) /* not when its verification failed */
+            pl->ms[i].value = e->final;
+        size_t at = pl->nfin++;
+        for (; at > 0 && line[at - 1] > e->final_line; at--)
+            pl->fin[at] = pl->fin[at - 1], line[at] = line[at - 1];
+        pl->fin[at] = i, line[at] = e->final_line;
     }
     if (pl->nfin)
         return true;

@@ -6,9 +6,10 @@
 # its Nth call (search), a full FIFO holds the table write, a file-size limit
 # (SIGXFSZ) stops a write at a chosen byte (after the simulator's check of the
 # winner, in the middle of a row, in the table's temporary), and the host's
-# compiler blocks at the final's kernels.
-# Usage: resume.sh PATH/TO/npu-tune [board|verify|final|calibrate]   (final needs cc: exit 77
-# without)
+# compiler blocks at the final's kernels. A journal holding finals is resumed
+# as it stands (replay).
+# Usage: resume.sh PATH/TO/npu-tune [board|verify|final|calibrate|replay]
+# (final needs cc: exit 77 without)
 set -u
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 part=${2:-board}
@@ -133,6 +134,27 @@ check() {
     local tmp
     tmp=$(find "$dir" -name '*.tmp.*')
     if [ -z "$tmp" ]; then ok; else bad "$what: temporary files left: $tmp"; fi
+}
+
+# three_shapes DIR COMMAND [TUNE]: DIR/r.lua, whose board runs COMMAND: the model search
+# on three shapes of a large space (with more of tune { } in TUNE, "key = value,")
+three_shapes() {
+    mkdir -p "$1/out"
+    cat >"$1/r.lua" <<LUA
+target "ascend910"
+matmul { name = "r", shapes = { {512, 512, 512}, {200, 1000, 64}, {384, 384, 64} } }
+space {
+  m = multiples(16, 128), n = multiples(16, 128), k = multiples(16, 128),
+  double_buffer = { false, true }, cores = { 1, 2, 4, 8, 16, 32 }, split = { "M", "N", "MN" },
+}
+tune { measure = { command = "$2" }, search = "model", budget = 40, ${3:-}
+       verify = false, timeout = 600, results = "out/r.csv", table = "out/r-table.csv" }
+LUA
+}
+
+# asked FILE: the search's rows' problems and configs, sorted by problem
+asked() {
+    tail -n +2 "$1" | grep ',search,' | cut -d, -f1-14,21 | sort
 }
 
 # kill_at DIR N: starts a run whose board blocks at its call N, waits for
@@ -401,6 +423,16 @@ SH
     local tmp
     tmp=$(find "$dir" -name '*.tmp.*')
     if [ -z "$tmp" ]; then ok; else bad "final: temporary files left: $tmp"; fi
+    # run again, the journal's final stands: nothing compiled, nothing
+    # journaled, the same table (the best of the final's figures; the target
+    # line has the clock as measured now)
+    cp "$j" "$dir/journal.csv"
+    sed 2d "$dir/out/r-table.csv" >"$dir/table.csv"
+    if finish_run "$dir" env CC="sh $work/cc.sh"; then ok; else bad "final: run again: $(cat "$dir/err")"; fi
+    same "final: run again: kernels compiled" "$(cat "$state/calls")" 0
+    same_file "final: run again: the journal" "$j" "$dir/journal.csv"
+    sed 2d "$dir/out/r-table.csv" >"$dir/table-again.csv"
+    same_file "final: run again: the table" "$dir/table-again.csv" "$dir/table.csv"
 }
 
 # ---------------------------------------------------------------------------
@@ -415,23 +447,7 @@ calibrate_part() {
     export NPU_TUNE_BIN=$bin
     local boardsh
     boardsh=$(cd "$(dirname "$0")/.." && pwd)/board.sh
-    script() {
-        mkdir -p "$1"
-        cat >"$1/r.lua" <<LUA
-target "ascend910"
-matmul { name = "r", shapes = { {512, 512, 512}, {200, 1000, 64}, {384, 384, 64} } }
-space {
-  m = multiples(16, 128), n = multiples(16, 128), k = multiples(16, 128),
-  double_buffer = { false, true }, cores = { 1, 2, 4, 8, 16, 32 }, split = { "M", "N", "MN" },
-}
-tune { measure = { command = "sh $work/stand-in.sh sh $boardsh sim {kernel}" }, search = "model",
-       budget = 40, verify = false, timeout = 600, results = "out/r.csv", table = "out/r-table.csv" }
-LUA
-    }
-    # asked FILE: the search's rows' problems and configs, sorted by problem
-    asked() {
-        tail -n +2 "$1" | grep ',search,' | cut -d, -f1-14,21 | sort
-    }
+    script() { three_shapes "$1" "sh $work/stand-in.sh sh $boardsh sim {kernel}"; }
     local ref=$work/cal-ref
     script "$ref"
     if finish_run "$ref"; then ok; else bad "calibrate: uninterrupted run failed: $(cat "$ref/err")"; fi
@@ -481,8 +497,97 @@ LUA
     check "calibrate: a stale record" "$dir" "$ref"
 }
 
+# ---------------------------------------------------------------------------
+# A resumed run replays its search from the journal: it must hear the figures
+# the search heard, not a final's re-measurement of them (host), so that an
+# adaptive search asks again what it asked and the table comes out the same.
+# The board (the simulator behind the command backend) gives a kernel's
+# second timing and later 3x its first, as a final may; the journals get the
+# final a backend that has one journals after each problem (round "final",
+# the search's best 4 at the board's second figure). With and without tune {
+# calibrate }, whose refits are made from the figures the search heard.
+replay_part() {
+    export NPU_TUNE_BIN=$bin
+    local boardsh
+    boardsh=$(cd "$(dirname "$0")/.." && pwd)/board.sh
+    cat >"$work/count.sh" <<SH
+#!/bin/sh
+# count.sh KERNEL: board.sh sim's cycles, 3x from the kernel's second timing on
+n=\$(cksum <"\$1" | cut -d' ' -f1)
+c=\$(flock "$state/lock" sh -c 'n=\$((\$(cat "\$1" 2>/dev/null || echo 0) + 1)); echo \$n >"\$1"; echo \$n' sh "$state/count-\$n")
+echo "\$1" >>"$state/done"
+t=\$(sh "$boardsh" sim "\$1" | cut -d' ' -f1)
+[ "\$c" -gt 1 ] && t=\$((t * 3))
+echo "\$t cycles"
+SH
+    script() { three_shapes "$1" "sh $work/count.sh {kernel}" "calibrate = $2,"; }
+    # board_reset: no kernel timed yet
+    board_reset() {
+        rm -f "$state"/count-*
+        : >"$state/done"
+    }
+    # with_finals JOURNAL N: its header and the rows of its first N problems,
+    # each problem's followed by its final
+    with_finals() {
+        local key
+        head -n 1 "$1"
+        for key in $(tail -n +2 "$1" | cut -d, -f1-6 | uniq | head -n "$2"); do
+            grep "^$key," "$1"
+            grep "^$key," "$1" | grep ',ok,' | sort -t, -k19,19g | head -n 4 |
+                awk -F, -v OFS=, '{ $19 = $19 * 3; $22 = "final"; print }'
+        done
+    }
+    local cal ref dir total first what
+    for cal in false true; do
+        ref=$work/replay-ref-$cal
+        script "$ref" $cal
+        board_reset
+        if finish_run "$ref"; then ok; else bad "replay: uninterrupted run failed: $(cat "$ref/err")"; fi
+        total=$(rows "$ref/out/r.csv")
+        same "replay: calibrate $cal: measured" "$(wc -l <"$state/done")" "$total"
+        first=$(grep -c '^r,512,512,512,' "$ref/out/r.csv")
+        if [ $cal == true ]; then
+            same "replay: calibrate: fits recorded" "$(($(wc -l <"$ref/out/r.csv.fit") - 1))" 4
+        fi
+
+        # the finished journal with its finals, run again: nothing measured,
+        # nothing written, the same table
+        what="replay: calibrate $cal: a finished journal with finals run again"
+        dir=$work/replay-all-$cal
+        script "$dir" $cal
+        with_finals "$ref/out/r.csv" 3 >"$dir/out/r.csv"
+        cp "$ref/out/r.csv.sig" "$dir/out/"
+        [ $cal == true ] && cp "$ref/out/r.csv.fit" "$dir/out/"
+        cp "$dir/out/r.csv" "$dir/journal.csv"
+        board_reset
+        if finish_run "$dir"; then ok; else bad "$what: failed: $(cat "$dir/err")"; fi
+        same "$what: measured" "$(wc -l <"$state/done")" 0
+        same_file "$what: the table" "$dir/out/r-table.csv" "$ref/out/r-table.csv"
+        same_file "$what: the journal" "$dir/out/r.csv" "$dir/journal.csv"
+        [ $cal == true ] && same_file "$what: the fits" "$dir/out/r.csv.fit" "$ref/out/r.csv.fit"
+
+        # killed just after the first problem's final (and its fits): the
+        # resumed run asks what the uninterrupted one asked, measuring the rest
+        what="replay: calibrate $cal: killed after the first final"
+        dir=$work/replay-cut-$cal
+        script "$dir" $cal
+        with_finals "$ref/out/r.csv" 1 >"$dir/out/r.csv"
+        cp "$ref/out/r.csv.sig" "$dir/out/"
+        [ $cal == true ] && grep -E '^(#|0 )' "$ref/out/r.csv.fit" >"$dir/out/r.csv.fit"
+        board_reset
+        if finish_run "$dir"; then ok; else bad "$what: resume failed: $(cat "$dir/err")"; fi
+        same "$what: measured" "$(wc -l <"$state/done")" $((total - first))
+        if diff <(asked "$ref/out/r.csv") <(asked "$dir/out/r.csv") >/dev/null; then ok; else
+            bad "$what: the resumed run asked otherwise: $(diff <(asked "$ref/out/r.csv") <(asked "$dir/out/r.csv") | head -n 4)"
+        fi
+        same_file "$what: the table" "$dir/out/r-table.csv" "$ref/out/r-table.csv"
+        [ $cal == true ] && same_file "$what: the fits" "$dir/out/r.csv.fit" "$ref/out/r.csv.fit"
+    done
+}
+
 case $part in
 board) board_part ;;
+replay) replay_part ;;
 calibrate) calibrate_part ;;
 verify) verify_part ;;
 final) final_part ;;

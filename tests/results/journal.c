@@ -132,8 +132,9 @@ static void new_and_resume(void)
     CHECK(rs_cache_find(c, &other, &c32.config) == NULL);
     rs_cache_free(c);
 
-    /* A later row of the same candidate wins (here the final's, side by
-     * side); values read back exactly. */
+    /* A final's row of the same candidate (side by side) goes beside the
+     * search's figure, which a resumed search hears again; values read back
+     * exactly. */
     rs_row again = ok;
     again.measured = 1.0 / 3.0;
     again.round = "final";
@@ -143,8 +144,37 @@ static void new_and_resume(void)
     c = reopen(path, &sig);
     CHECK_INT(rs_cache_size(c), 2);
     e = rs_cache_find(c, &p, &c32.config);
-    if (CHECK(e != NULL))
-        CHECK_DBL(e->measured, 1.0 / 3.0);
+    if (CHECK(e != NULL)) {
+        CHECK_STR(e->round, "search");
+        CHECK_DBL(e->measured, 1234.4);
+        CHECK_DBL(e->final, 1.0 / 3.0);
+        CHECK_INT(e->final_line, 4);
+    }
+    e = rs_cache_find(c, &p, &c48.config);
+    if (CHECK(e != NULL)) {
+        CHECK(isnan(e->final));
+        CHECK_INT(e->final_line, 0);
+    }
+    rs_cache_free(c);
+
+    /* A later row replaces the one before (a failed verification) and keeps
+     * the final's figure. */
+    rs_row failed = ok;
+    failed.status = "wrong";
+    failed.round = "verify";
+    CHECK((j = rs_journal_open(path, &sig, &c, err, sizeof err)) != NULL);
+    rs_cache_free(c);
+    CHECK(j && rs_journal_append(j, &failed, err, sizeof err));
+    CHECK(rs_journal_close(j, err, sizeof err));
+    c = reopen(path, &sig);
+    CHECK_INT(rs_cache_size(c), 2);
+    e = rs_cache_find(c, &p, &c32.config);
+    if (CHECK(e != NULL)) {
+        CHECK_STR(e->status, "wrong");
+        CHECK_STR(e->round, "verify");
+        CHECK_DBL(e->final, 1.0 / 3.0);
+        CHECK_INT(e->final_line, 4);
+    }
     rs_cache_free(c);
 
     /* A torn last line (a kill mid-write) is dropped and cut off; appending
@@ -678,6 +708,7 @@ static void read_whole(void)
         if (CHECK(e != NULL)) { /* the final's figure replaced the search's */
             CHECK_STR(e->round, "final");
             CHECK_DBL(e->measured, 950);
+            CHECK_DBL(e->final, 950);
             CHECK_DBL(e->est_cycles, 900.5);
             CHECK_DBL(e->load_elems, 16384);
             CHECK_INT(e->line, 5);
@@ -685,6 +716,7 @@ static void read_whole(void)
         if (CHECK((e = rs_cache_entry(c, 1)) != NULL)) { /* a failed verification */
             CHECK_STR(e->status, "wrong");
             CHECK_DBL(e->est_cycles, 0);
+            CHECK(isnan(e->final));
         }
         if (CHECK((e = rs_cache_entry(c, 2)) != NULL)) {
             CHECK_STR(e->target, "host");
@@ -699,9 +731,11 @@ static void read_whole(void)
     if (CHECK(rs_journal_read(path, true, &c, err, sizeof err))) {
         CHECK_INT(rs_cache_size(c), 3);
         const rs_entry *e = rs_cache_entry(c, 0);
-        if (CHECK(e != NULL)) {
+        if (CHECK(e != NULL)) { /* and the final's beside it */
             CHECK_STR(e->round, "search");
             CHECK_DBL(e->measured, 1000);
+            CHECK_DBL(e->final, 950);
+            CHECK_INT(e->final_line, 5);
         }
         if (CHECK((e = rs_cache_entry(c, 1)) != NULL))
             CHECK_STR(e->status, "wrong");
