@@ -163,7 +163,7 @@ char *cg_host_text(const sp_config *c, sp_dtype dtype, const char *symbol, char 
 
 /* Whether two configs (with their dtypes) get the same code from
  * cg_host_source but for the numbers in it (the blocks, the thread count):
- * same dtype, strategy, double buffering, micro-tile (the micro-kernels),
+ * same dtype, strategy, double buffering, micro-tile (the micro-kernels), pack,
  * and threaded or not (and then the same split): the header's choices. */
 bool cg_host_same_code(sp_dtype da, const sp_config *a, sp_dtype db, const sp_config *b);
 

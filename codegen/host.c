@@ -53,11 +53,18 @@ static void acc_name(char *buf, size_t n, int i, int v)
  * loads and spill). The broadcasts are separate loads (vbroadcastss), not
  * embedded {1to16} operands: every load uop slows the FMAs on the machine
  * this was tuned on, and an embedded broadcast costs one per FMA instead of
- * one per row (8x48 in L1: 91% of the FMA peak, embedded 78%). */
-static void emit_ukr(FILE *f, int mr, int nr, int w, int nv)
+ * one per row (8x48 in L1: 91% of the FMA peak, embedded 78%). direct: the
+ * no-pack family's NT_(dkr) instead, the whole tile reading B in place (rows
+ * ldb floats apart, unaligned loads) and only `rows` rows of A. */
+static void emit_ukr(FILE *f, int mr, int nr, int w, int nv, bool direct)
 {
     char name[32], fn[32];
-    if (nv == nr / w) {
+    if (direct) {
+        snprintf(fn, sizeof fn, "NT_(dkr)");
+        fputs("\n/* The no-pack micro-kernel: c[0..MR) x [0..NR) (row stride ldc) = (acc ? c : 0)\n"
+              " * + A rows a[i*lda + 0..kc) (i < rows <= MR; the rows past them repeat the last,\n"
+              " * for the caller to drop) . B read in place, kc rows of NR floats ldb apart. */\n", f);
+    } else if (nv == nr / w) {
         snprintf(fn, sizeof fn, "NT_(ukr)");
         fputs("\n/* The micro-kernel: c[0..MR) x [0..NR) (row stride ldc) = (acc ? c : 0) +\n"
               " * A rows a[i*lda + 0..kc) (i < MR) . the packed B panel (kc rows of NR),\n"
@@ -66,11 +73,22 @@ static void emit_ukr(FILE *f, int mr, int nr, int w, int nv)
         snprintf(fn, sizeof fn, "NT_(ukr_%d)", nv);
         fprintf(f, "\n/* The micro-kernel for the first %d vectors of the tile only. */\n", nv);
     }
-    fprintf(f, "static void %s(int kc, const float *restrict a, ptrdiff_t lda,\n"
-               "    const float *restrict b, float *restrict c, ptrdiff_t ldc, int acc)\n{\n",
-            fn);
+    if (direct)
+        fprintf(f, "static void %s(int kc, const float *restrict a, ptrdiff_t lda, int rows,\n"
+                   "    const float *restrict b, ptrdiff_t ldb, float *restrict c, ptrdiff_t ldc,\n"
+                   "    int acc)\n{\n", fn);
+    else
+        fprintf(f, "static void %s(int kc, const float *restrict a, ptrdiff_t lda,\n"
+                   "    const float *restrict b, float *restrict c, ptrdiff_t ldc, int acc)\n{\n",
+                fn);
+    if (direct && mr == 1)
+        fputs("    (void)rows;\n", f);
     for (int i = 0; i < mr; i++)
-        fprintf(f, "    const float *restrict a%d = a + %d * lda;\n", i, i);
+        if (direct && i > 0)
+            fprintf(f, "    const float *restrict a%d = a + (%d < rows ? %d : rows - 1) * lda;\n", i,
+                    i, i);
+        else
+            fprintf(f, "    const float *restrict a%d = a + %d * lda;\n", i, i);
     for (int i = 0; i < mr; i++) {
         fputs("    NT_(vec)", f);
         for (int v = 0; v < nv; v++) {
@@ -82,9 +100,10 @@ static void emit_ukr(FILE *f, int mr, int nr, int w, int nv)
     /* unrolled when the accumulators fit the registers; a tile that spills
      * anyway (a wide tile on narrow vectors) gains nothing from it */
     fprintf(f, "#pragma GCC unroll %d\n", mr * nv + nv + 1 <= 32 ? UNROLL : 1);
-    fputs("    for (int p = 0; p < kc; p++, b += NT_(NR)) {\n", f);
+    fprintf(f, "    for (int p = 0; p < kc; p++, b += %s) {\n", direct ? "ldb" : "NT_(NR)");
     for (int v = 0; v < nv; v++)
-        fprintf(f, "        NT_(vec) b%d = NT_(vload)(b + %d);\n", v, v * w);
+        fprintf(f, "        NT_(vec) b%d = NT_(%s)(b + %d);\n", v, direct ? "vloadu" : "vload",
+                v * w);
     fputs("        NT_(vec) t;\n", f);
     for (int i = 0; i < mr; i++) {
         fprintf(f, "        t = NT_(vbcast)(a%d + p);", i);
@@ -115,13 +134,15 @@ static void emit_ukr(FILE *f, int mr, int nr, int w, int nv)
  * most EDGE_KERNELS vectors wide one per narrower width, which NT_(ukr_cols)
  * picks for an edge tile of `cols` columns (so a last, narrow column panel
  * costs its own width, not the whole tile's). */
-static void emit_ukrs(FILE *f, int mr, int nr, int w)
+static void emit_ukrs(FILE *f, int mr, int nr, int w, bool direct)
 {
     int nv = nr / w;
     bool narrow = nv <= EDGE_KERNELS;
     for (int v = 1; narrow && v < nv; v++)
-        emit_ukr(f, mr, nr, w, v);
-    emit_ukr(f, mr, nr, w, nv);
+        emit_ukr(f, mr, nr, w, v, false);
+    emit_ukr(f, mr, nr, w, nv, false);
+    if (direct)
+        emit_ukr(f, mr, nr, w, nv, true);
     fputs("\n/* c (row stride NR) = the first cols (<= NR) columns of the tile, and\n"
           " * possibly more. */\n"
           "static void NT_(ukr_cols)(int kc, const float *a, ptrdiff_t lda, const float *b,\n"
@@ -140,8 +161,8 @@ static void emit_ukrs(FILE *f, int mr, int nr, int w)
 
 /* One block per vector code path that suits NR, widest first, in an #if chain: the
  * header's choice of NT_VW (ukrs false; on the compiler's targets), or the micro-kernels
- * of each path (ukrs true; on NT_VW). */
-static void emit_paths(FILE *f, int mr, int nr, bool ukrs)
+ * of each path (ukrs true; on NT_VW; direct: the no-pack one too). */
+static void emit_paths(FILE *f, int mr, int nr, bool ukrs, bool direct)
 {
     int n = 0;
     for (size_t p = 0; p < sizeof isas / sizeof isas[0]; p++) {
@@ -154,7 +175,7 @@ static void emit_paths(FILE *f, int mr, int nr, bool ukrs)
         else if (n)
             fputs("#else\n", f);
         if (ukrs)
-            emit_ukrs(f, mr, nr, isas[p].width);
+            emit_ukrs(f, mr, nr, isas[p].width, direct);
         else
             fprintf(f, "#define NT_VW %d\n", isas[p].width);
         n++;
@@ -242,6 +263,10 @@ bool cg_host_source(FILE *f, const sp_config *c, sp_dtype dtype, const char *sym
     }
     if (c->strategy >= SP_NSTRATEGY || c->split >= SP_NSPLIT || c->double_buffer > 1)
         return fail(err, errlen, "host kernel: unknown strategy, split or double_buffer value");
+    if (c->nopack > 1 || (c->nopack && widen))
+        return fail(err, errlen,
+                    c->nopack > 1 ? "host kernel: unknown pack value"
+                                  : "host kernel: the no-pack family (pack = false) takes fp32 only");
     int mr = c->mr, nr = c->nr;
     if (mr < 1 || mr > MR_MAX || nr < 4 || nr > NR_MAX || nr % 4 || mr * nr / 4 > ACC_MAX) {
         snprintf(msg, sizeof msg,
@@ -294,6 +319,13 @@ bool cg_host_source(FILE *f, const sp_config *c, sp_dtype dtype, const char *sym
                " * micro-kernel computes each MR x NR tile of C (edge tiles into a scratch\n"
                " * tile, with a narrower kernel for a last, narrow column panel).\n",
             SP_CPU_BCACHE_VISITS, widen ? "widened to fp32 once per call" : "read in place");
+    if (c->nopack)
+        fputs(" * pack = false: with A and B as given (not transposed), a full-width column\n"
+              " * panel is not packed: each MR x NR tile of C stays in registers over all of K\n"
+              " * while A's rows and B's columns are read in place (B with unaligned loads),\n"
+              " * the rows of a last, partial tile repeating its last row; the rest of C (a\n"
+              " * last, narrow column panel) and transposed calls take the packing path.\n",
+              f);
     fprintf(f, " * Vector code chosen at compile time: %s%sportable GCC vectors.\n",
             nr % 16 == 0 ? "AVX-512, " : "", nr % 8 == 0 ? "AVX2+FMA or " : "");
     if (st->note)
@@ -312,8 +344,10 @@ bool cg_host_source(FILE *f, const sp_config *c, sp_dtype dtype, const char *sym
         fputs("#define NT_SPLIT NT_SERIAL /* one thread */\n", f);
     else
         fprintf(f, "#define NT_SPLIT NT_SPLIT_%s /* how the threads split C */\n", split);
+    if (c->nopack)
+        fputs("#define NT_NOPACK 1 /* the no-pack family: tiles read A and B in place */\n", f);
     fputs("/* the vector code path: floats per vector */\n", f);
-    emit_paths(f, mr, nr, false);
+    emit_paths(f, mr, nr, false, false);
     fprintf(f, "\n/* Bytes of packed B a thread keeps (every block packed once) before it\n"
                " * falls back to repacking one block buffer; -D overrides (one value for\n"
                " * all the kernels of a translation unit). */\n"
@@ -345,7 +379,7 @@ bool cg_host_source(FILE *f, const sp_config *c, sp_dtype dtype, const char *sym
 
     /* the fixed code, with this kernel's micro-kernels between its two parts */
     fputs(cg_host_prelude, f);
-    emit_paths(f, mr, nr, true);
+    emit_paths(f, mr, nr, true, c->nopack != 0);
     fputs(cg_host_gemm, f);
     if (ferror(f))
         return fail(err, errlen, "host kernel: writing the source failed");
@@ -378,6 +412,7 @@ char *cg_host_text(const sp_config *c, sp_dtype dtype, const char *symbol, char 
 bool cg_host_same_code(sp_dtype da, const sp_config *a, sp_dtype db, const sp_config *b)
 {
     return da == db && a->strategy == b->strategy && a->double_buffer == b->double_buffer &&
-           a->mr == b->mr && a->nr == b->nr && (a->cores > 1) == (b->cores > 1) &&
+           a->mr == b->mr && a->nr == b->nr && a->nopack == b->nopack &&
+           (a->cores > 1) == (b->cores > 1) &&
            (a->cores == 1 || a->split == b->split);
 }

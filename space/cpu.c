@@ -1,6 +1,6 @@
 /* cpu.c — the CPU kind: legality (the packed blocks must stay resident in the
- * cache level they are meant for) and why not, the load-cost model, its
- * figures checked and signed. */
+ * cache level they are meant for; the no-pack family has rules of its own) and
+ * why not, the load-cost model of both families, its figures checked and signed. */
 #include <stdio.h>
 
 #include "internal.h"
@@ -127,12 +127,20 @@ unsigned sp_cpu_check(const sp_ctx *x, const sp_config *c)
         bad |= SP_BAD_DIM;
     if (!sp_micro_fits(t, (sp_micro){c->mr, c->nr}))
         bad |= SP_BAD_MICRO;
-    if (sp_cpu_need(c, SP_CL1) > t->cpu.cache[SP_CL1])
-        bad |= SP_BAD_CACHE1;
-    if (sp_cpu_need(c, SP_CL2) > t->cpu.cache[SP_CL2])
-        bad |= SP_BAD_CACHE2;
-    if (t->cpu.cache[SP_CL3] > 0 && sp_cpu_need(c, SP_CL3) > sp_cpu_l3_share(t, c->cores))
-        bad |= SP_BAD_CACHE3;
+    if (c->nopack) {
+        /* the no-pack family keeps no block resident, so no cache rule: the
+         * model charges the level each read comes from */
+        if (x->p->dtype != SP_FP32 || c->cores != 1 || c->k != x->p->K ||
+            c->strategy != SP_OS || c->double_buffer)
+            bad |= SP_BAD_NOPACK;
+    } else {
+        if (sp_cpu_need(c, SP_CL1) > t->cpu.cache[SP_CL1])
+            bad |= SP_BAD_CACHE1;
+        if (sp_cpu_need(c, SP_CL2) > t->cpu.cache[SP_CL2])
+            bad |= SP_BAD_CACHE2;
+        if (t->cpu.cache[SP_CL3] > 0 && sp_cpu_need(c, SP_CL3) > sp_cpu_l3_share(t, c->cores))
+            bad |= SP_BAD_CACHE3;
+    }
     if (c->cores < 1 || c->cores > t->cores)
         bad |= SP_BAD_CORES;
     int gm, gn;
@@ -224,8 +232,74 @@ static double alias_rows(const sp_cpu *u, int64_t mr, int64_t stride)
  *    prefetchers already hide on the machines measured; what it costs beyond
  *    issuing, the lines it brings in early evicting the current ones).
  *  - more than one thread: fork_join cycles per call to start and join them. */
+/* The no-pack family (codegen/host/gemm.c, NT_(direct)) on one thread, as
+ * the generated code runs it:
+ *  - C in blocks of mc x nc (whole micro-tiles), in each a row of tiles at a
+ *    time; each tile runs the micro-kernel over all of K with A's rows and
+ *    B's columns read in place (B with its own row stride, N floats). Only
+ *    a last column panel narrower than nr goes to the packing code: its
+ *    K x (N % nr) part of B is packed once, as a phase of its own.
+ *  - the micro-kernel computes as in the packing family.
+ *  - B: the first row of tiles of each row block reads the block's columns
+ *    from the level that holds B, the others from the level that holds the
+ *    K x nc columns (L2 while they fit half of it). These loads overlap the
+ *    FMAs only while B's rows are at most 2 KiB apart, the longest stride
+ *    the cores' stride prefetchers follow (Intel's optimization manual);
+ *    further apart, each k step waits for its lines. When the rows are a
+ *    multiple of 4 KiB apart, a tile's K rows also fall in the same L1 (and
+ *    few L2) sets: then every row of tiles reads B from where B lives.
+ *  - A: each column block reads all of A from where A lives (a tile row's
+ *    mr x K rows then stay in L1 across the block's tiles), overlapped.
+ *  - C: each tile loads and stores its C tile, as in the packing family. */
+static void model_nopack(const sp_ctx *x, const sp_config *c, sp_figures *f)
+{
+    const sp_target *t = x->t;
+    const sp_cpu *u = &t->cpu;
+    const sp_problem *p = x->p;
+    int64_t mr = c->mr, nr = c->nr, w = u->simd_floats, M = p->M, K = p->K;
+    int64_t Nd = p->N / nr * nr, tail = p->N - Nd; /* columns read in place, packed */
+    int64_t mc = sp_ceil_div(c->m < M ? c->m : M, mr) * mr;
+    int64_t nc = sp_ceil_div(c->n < p->N ? c->n : p->N, nr) * nr;
+    int64_t nI = sp_ceil_div(M, mc), nJ = sp_ceil_div(p->N, nc);
+    double row_tiles = tiles_of(M, mc, mr);
+    double col_tiles = (Nd ? tiles_of(Nd, nc, nr) : 0) + (tail ? 1 : 0);
+    double vecs = vectors_of(p->N, nr, w);
+    double fmas = (double)mr * vecs / u->fma_units;
+    double nload = (double)mr * col_tiles + vecs;
+    double loads = nload / u->load_ports;
+    double compute = row_tiles * (double)K * ((fmas > loads ? fmas : loads) + u->load_stall * nload);
+    double b_bytes = (double)K * p->N * 4.0;
+    bool alias = p->N * 4 % 4096 == 0, strided = p->N * 4 > 2048;
+    double b_far = inv_bw_of(t, b_bytes, 1);
+    double b_near = alias ? b_far : inv_bw_of(t, 2.0 * (double)K * nc * 4.0, 1);
+    double b_time = b_bytes * ((double)nI * b_far + (row_tiles - (double)nI) * b_near);
+    double a_stream = (double)M * K * 4.0 * (double)nJ * inv_bw_of(t, (double)M * K * 4.0, 1);
+    double overlap = strided ? compute + b_time : compute > b_time ? compute : b_time;
+    if (a_stream > overlap)
+        overlap = a_stream;
+    double calls = row_tiles * col_tiles;
+    double c_inv = inv_bw_of(t, (double)mc * nc * 4.0, 1);
+    double c_time = calls * ((double)(mr * nr) * 4.0 * 2.0 * c_inv + 16.0);
+    double packed = (double)K * tail; /* the narrow last panel */
+    double pack = packed * (4.0 * b_far + 4.0 / u->bw_l2);
+    double batch = (double)p->batch;
+    f->load_elems = packed * batch;
+    f->store_elems = (double)M * p->N * batch;
+    for (int i = 0; i < SP_NPATH; i++)
+        f->bytes[i] = 0;
+    f->core_load_elems = packed * batch;
+    f->est_cycles = (overlap + c_time + pack) * batch;
+    f->buffer_use = (double)(sp_cpu_need(c, SP_CL1) + sp_cpu_need(c, SP_CL2));
+    f->grid_m = 1;
+    f->grid_n = 1;
+}
+
 void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figures *f)
 {
+    if (c->nopack) {
+        model_nopack(x, c, f);
+        return;
+    }
     const sp_target *t = x->t;
     const sp_cpu *u = &t->cpu;
     const sp_problem *p = x->p;
@@ -366,6 +440,13 @@ static void explain(const sp_ctx *x, const sp_config *c, unsigned bad, sp_text *
                 c->strategy == SP_IS ? c->k : c->n, (long long)sp_cpu_need(c, SP_CL3),
                 db ? " (double-buffered: two copies)" : "", c->cores, c->cores == 1 ? "" : "s",
                 (long long)sp_cpu_l3_share(t, c->cores));
+    if (bad & SP_BAD_NOPACK)
+        sp_line(o,
+                "pack = false (A and B read in place, one micro-tile over all of K) needs fp32, "
+                "cores = 1, k = K (%lld), strategy OS and double_buffer off; this config has "
+                "%s, cores = %d, k = %d, strategy %s, double_buffer %s",
+                (long long)p->K, sp_dtype_name(p->dtype), c->cores, c->k,
+                sp_strategy_name(c->strategy), c->double_buffer ? "on" : "off");
     if (bad & SP_BAD_SPLIT && c->split == SP_SPLIT_MN)
         sp_line(o,
                 "split MN needs a grid of >= 2x2 threads dividing %d within %lldx%lld "

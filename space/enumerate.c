@@ -110,30 +110,41 @@ struct sp_walk {
 };
 
 /* The CPU walk: blocks need no alignment, the micro-tile is one more axis,
- * and the cache rules judge (sp_cpu_check, as sp_check does). */
+ * and the cache rules judge (sp_cpu_check, as sp_check does). The no-pack
+ * family (when the space allows it) runs over all of K, strategy OS without
+ * double buffering, whatever the k axis holds. */
 void sp_cpu_walk(const sp_walk *w, int st, int db, int32_t m, sink *out)
 {
     const sp_space *s = w->s;
-    for (size_t ki = 0; ki < w->nk; ki++)
-        for (size_t ni = 0; ni < w->nn; ni++)
-            for (size_t ui = 0; ui < w->nmicro; ui++)
-                for (size_t ci = 0; ci < w->ncores; ci++) {
-                    int32_t cores = s->cores.v[ci];
-                    int nsplit = cores == 1 ? 1 : s->nsplit;
-                    for (int si = 0; si < nsplit; si++) {
-                        sp_candidate c;
-                        c.config = (sp_config){.m = m, .n = w->nv[ni], .k = w->kv[ki],
-                                               .cores = cores, .strategy = (uint8_t)st,
-                                               .double_buffer = (uint8_t)db,
-                                               .split = (uint8_t)s->split[si],
-                                               .mr = w->micro[ui].mr, .nr = w->micro[ui].nr};
-                        int gm, gn;
-                        if (sp_cpu_check(&w->x, &c.config) || !sp_cpu_grid(w->x.p, &c.config, &gm, &gn))
-                            continue;
-                        sp_cpu_model(&w->x, &c.config, gm, gn, &c.fig);
-                        emit(out, &c);
+    unsigned packs = s->packs ? s->packs : 1;
+    for (int nopack = 0; nopack < 2; nopack++) {
+        if (!(packs >> nopack & 1) || (nopack && (st != SP_OS || db)))
+            continue;
+        int32_t whole = (int32_t)w->x.p->K;
+        const int32_t *kv = nopack ? &whole : w->kv;
+        size_t nk = nopack ? 1 : w->nk;
+        for (size_t ki = 0; ki < nk; ki++)
+            for (size_t ni = 0; ni < w->nn; ni++)
+                for (size_t ui = 0; ui < w->nmicro; ui++)
+                    for (size_t ci = 0; ci < w->ncores; ci++) {
+                        int32_t cores = s->cores.v[ci];
+                        int nsplit = cores == 1 ? 1 : s->nsplit;
+                        for (int si = 0; si < nsplit; si++) {
+                            sp_candidate c;
+                            c.config = (sp_config){.m = m, .n = w->nv[ni], .k = kv[ki],
+                                                   .cores = cores, .strategy = (uint8_t)st,
+                                                   .double_buffer = (uint8_t)db,
+                                                   .split = (uint8_t)s->split[si],
+                                                   .mr = w->micro[ui].mr, .nr = w->micro[ui].nr,
+                                                   .nopack = (uint8_t)nopack};
+                            int gm, gn;
+                            if (sp_cpu_check(&w->x, &c.config) || !sp_cpu_grid(w->x.p, &c.config, &gm, &gn))
+                                continue;
+                            sp_cpu_model(&w->x, &c.config, gm, gn, &c.fig);
+                            emit(out, &c);
+                        }
                     }
-                }
+    }
 }
 
 /* The NPU walk. Axes ascend, so a capacity overflow ends the loop over the
@@ -228,7 +239,11 @@ static sink *run(const sp_target *t, const sp_problem *p, const sp_space *s, int
     for (int st = 0; st < SP_NSTRATEGY; st++)
         nst += s->strategy[st];
     if (counts && ok) {
-        int64_t f[] = {nst, ndb, (int64_t)w.nm, (int64_t)w.nn, (int64_t)w.nk,
+        /* the k values of each kernel family the space allows: the axis's for
+         * packing, one (K) for no-pack, a family of the kinds with micro-tiles */
+        unsigned packs = w.nmicro && s->packs ? s->packs : 1;
+        int64_t nk = (packs & 1 ? (int64_t)w.nk : 0) + (packs & 2 ? 1 : 0);
+        int64_t f[] = {nst, ndb, (int64_t)w.nm, (int64_t)w.nn, nk,
                        (int64_t)s->cores.n, s->nsplit, (int64_t)(w.nmicro ? w.nmicro : 1)};
         counts->raw = 1;
         for (size_t i = 0; i < sizeof f / sizeof *f; i++)

@@ -160,6 +160,9 @@ typedef struct {
     uint8_t double_buffer; /* 0 or 1 */
     uint8_t split;         /* sp_split */
     uint8_t mr, nr;        /* CPU micro-tile: rows of A x columns of B */
+    uint8_t nopack;        /* CPU: 1 for the no-pack family (A and B read in place, the
+                            * micro-tile over the whole reduction, k = K, one thread);
+                            * 0, the default, packs B blocks */
 } sp_config;
 
 /* A register micro-tile (CPU targets). */
@@ -199,6 +202,8 @@ typedef struct {
     int nsplit;
     sp_micro *micro;           /* CPU micro-tiles; none: the target's default */
     size_t nmicro;
+    uint8_t packs;             /* CPU kernel families: bit 1 << nopack for each allowed;
+                                * 0 stands for 1, packing only (scripts' default) */
 } sp_space;
 
 /* Why a config is illegal: a bit per rule. */
@@ -219,7 +224,9 @@ enum {
     SP_BAD_CACHE2  = 1 << 13,  /* CPU: the packed B block overflows L2 */
     SP_BAD_CACHE3  = 1 << 14,  /* CPU: the strategy's resident block overflows the L3 share */
     SP_BAD_DTYPE   = 1 << 15,  /* the target does not compute this dtype */
-    SP_BAD_LAST    = 1 << 16
+    SP_BAD_NOPACK  = 1 << 16,  /* CPU: the no-pack family needs fp32, one thread, k = K,
+                                * strategy OS and no double buffering */
+    SP_BAD_LAST    = 1 << 17
 };
 
 /* ---- names (names.c) ---- */

@@ -442,13 +442,62 @@ static int NT_(blocks)(int M, int N, int K, const float *A, ptrdiff_t lda, const
  * fp16 A is widened to fp32 once per call (in bands of whole row blocks when it would
  * take more than AWIDE bytes) ---- */
 #if NT_DTYPE == NT_FP32
+#ifdef NT_NOPACK
 
-/* One thread's share of C (M x N, pointers already offset). */
+/* The no-pack family: C (M x N, N whole NR-column panels; M, K >= 1) = alpha A
+ * (lda) . B (ldb) + beta C, neither transposed, by MC x NC blocks of C, in each
+ * a row of MR x NR tiles at a time, every tile over all of K with A and B read
+ * in place (NT_(dkr)). A last, partial row of tiles, and any alpha and beta but
+ * 1 and 0 or 1, go through a scratch tile (beta = 0 never reads C). */
+static void NT_(direct)(int M, int N, int K, const float *A, ptrdiff_t lda, const float *B,
+                        ptrdiff_t ldb, float *C, ptrdiff_t ldc, const NT_(op) *o)
+{
+    float alpha = o->alpha, beta = o->beta;
+    int plain = alpha == 1.0f && (beta == 0.0f || beta == 1.0f), acc = beta != 0.0f;
+    int mc = NT_(mc)(M), nc = NT_(NC) < N ? NT_(NC) : N;
+    for (int i0 = 0; i0 < M; i0 += mc)
+        for (int j0 = 0; j0 < N; j0 += nc) {
+            int i1 = M - i0 < mc ? M : i0 + mc, j1 = N - j0 < nc ? N : j0 + nc;
+            for (int i = i0; i < i1; i += NT_(MR)) {
+                int rows = i1 - i < NT_(MR) ? i1 - i : NT_(MR);
+                const float *a = A + (ptrdiff_t)i * lda;
+                for (int j = j0; j < j1; j += NT_(NR)) {
+                    float *c = C + (ptrdiff_t)i * ldc + j;
+                    if (plain && rows == NT_(MR)) {
+                        NT_(dkr)(K, a, lda, rows, B + j, ldb, c, ldc, acc);
+                        continue;
+                    }
+                    _Alignas(64) float t[NT_(MR) * NT_(NR)];
+                    NT_(dkr)(K, a, lda, rows, B + j, ldb, t, NT_(NR), 0);
+                    for (int r = 0; r < rows; r++)
+                        for (int q = 0; q < NT_(NR); q++) {
+                            float *y = c + (ptrdiff_t)r * ldc + q, v = alpha * t[r * NT_(NR) + q];
+                            *y = beta == 0.0f ? v : v + beta * *y;
+                        }
+                }
+            }
+        }
+}
+#endif
+
+/* One thread's share of C (M x N, pointers already offset). The no-pack
+ * family computes its whole column panels of an untransposed call in place,
+ * the packing code the rest. */
 static void NT_(part)(int M, int N, int K, const NT_(in) *A, ptrdiff_t lda, const NT_(in) *B,
                       ptrdiff_t ldb, float *C, ptrdiff_t ldc, const NT_(op) *o)
 {
     if (M <= 0 || N <= 0)
         return;
+#ifdef NT_NOPACK
+    if (K > 0 && !o->ta && !o->tb) {
+        int whole = N / NT_(NR) * NT_(NR);
+        if (whole > 0)
+            NT_(direct)(M, whole, K, A, lda, B, ldb, C, ldc, o);
+        if (whole == N)
+            return;
+        B += whole, C += whole, N -= whole;
+    }
+#endif
     if (K <= 0 || !NT_(blocks)(M, N, K, A, lda, B, ldb, C, ldc, o))
         NT_(naive)(M, N, K, A, lda, B, ldb, C, ldc, o);
 }
@@ -610,3 +659,4 @@ void NT_(ex)(int ta, int tb, int M, int N, int K, float alpha, const NT_(in) *A,
 #undef NT_SPLIT_M
 #undef NT_SPLIT_N
 #undef NT_SPLIT_MN
+#undef NT_NOPACK

@@ -247,6 +247,13 @@ static sp_config with_micro(sp_config c, sp_micro u)
     return c;
 }
 
+/* c in the no-pack family. */
+static sp_config nopack(sp_config c)
+{
+    c.nopack = 1;
+    return c;
+}
+
 /* The default micro-tile of a CPU with w-float vectors and v registers. */
 static sp_micro micro_of(int w, int v)
 {
@@ -316,6 +323,14 @@ static void test_errors(void)
     CHECK(!cg_host_source(f, &ok, SP_INT8, "k", err, sizeof err));
     CHECK_HAS(err, "dtype int8");
     CHECK(!cg_host_source(f, &ok, SP_NDTYPE, "k", err, sizeof err));
+    /* the no-pack family reads fp32 in place: no 16-bit storage, no other pack value */
+    sp_config np = nopack(config(SP_OS, 96, 512, 256, 0, 1, SP_SPLIT_M, 14, 32));
+    CHECK(cg_host_source(f, &np, SP_FP32, "k", err, sizeof err));
+    err[0] = 0;
+    CHECK(!cg_host_source(f, &np, SP_BF16, "k", err, sizeof err));
+    CHECK_HAS(err, "fp32 only");
+    np.nopack = 2;
+    CHECK(!cg_host_source(f, &np, SP_FP32, "k", err, sizeof err));
     fclose(f);
 }
 
@@ -377,6 +392,30 @@ static void test_text(void)
         CHECK_HAS(s, "#define NT_SPLIT NT_SPLIT_M ");
         free(s);
     }
+    /* the no-pack family: its macro and its in-place micro-kernel beside the packing
+     * ones (the rest of C takes the packing path); a packing kernel has neither */
+    sp_config c4 = nopack(config(SP_OS, 100, 300, 64, 0, 1, SP_SPLIT_M, 12, 32));
+    s = source(&c4, SP_FP32, NULL, err, sizeof err);
+    if (CHECK(s != NULL)) {
+        CHECK_HAS(s, "#define NT_NOPACK 1 ");
+        CHECK_HAS(s, "pack = false:");
+        CHECK_INT(count(s, "static void NT_(dkr)("), 3);
+        CHECK_INT(count(s, "static void NT_(ukr)("), 3);
+        CHECK_HAS(s, "b += ldb)");
+        CHECK_HAS(s, "a + (11 < rows ? 11 : rows - 1) * lda;");
+        CHECK_HAS(s, "#undef NT_NOPACK\n");
+        free(s);
+    }
+    s = source(&c1, SP_FP32, NULL, err, sizeof err);
+    if (CHECK(s != NULL)) {
+        CHECK(strstr(s, "#define NT_NOPACK") == NULL);
+        CHECK_INT(count(s, "static void NT_(dkr)("), 0);
+        free(s);
+    }
+    CHECK(!cg_host_same_code(SP_FP32, &c4, SP_FP32, &(sp_config){.m = 1, .n = 1, .k = 1,
+                                                                 .cores = 1,
+                                                                 .strategy = SP_OS,
+                                                                 .mr = 12, .nr = 32}));
     /* 16-bit storage: its own entry point and element type (the signature itself is
      * checked where the kernels compile) */
     static const struct {
@@ -428,6 +467,19 @@ static size_t cases(sp_config *out, sp_dtype *dt)
     out[n++] = with_micro(config(SP_IS, 48, 128, 96, 0, 2, SP_SPLIT_M, 0, 0), micro_of(4, 16));
     /* blocks beyond every limit are clamped */
     out[n++] = config(SP_WS, 1 << 30, 1 << 30, 1 << 30, 1, 1, SP_SPLIT_M, 14, 32);
+    /* the no-pack family (one thread, strategy OS; k does not matter but to the
+     * packing path of a narrow last column panel), on every code path, with
+     * blocks smaller than a tile, odd, and clamped */
+    static const int np_blocks[][3] = {{7, 17, 3},   {29, 64, 31}, {100, 300, 64},
+                                       {16, 16, 16}, {50, 96, 7},  {33, 5, 100},
+                                       {1 << 30, 1 << 30, 1 << 30}};
+    static const sp_micro np_tiles[] = {{6, 64}, {8, 48}, {14, 32}, {3, 4}, {5, 24}, {1, 16},
+                                        {4, 16}};
+    for (size_t i = 0; i < sizeof np_blocks / sizeof np_blocks[0]; i++)
+        out[n++] = nopack(config(SP_OS, np_blocks[i][0], np_blocks[i][1], np_blocks[i][2], 0, 1,
+                                 SP_SPLIT_M, np_tiles[i].mr, np_tiles[i].nr));
+    out[n++] = nopack(with_micro(config(SP_OS, 96, 768, 256, 0, 1, SP_SPLIT_M, 0, 0),
+                                 micro_of(16, 32)));
     for (size_t i = 0; i < n; i++)
         dt[i] = SP_FP32;
     /* bf16 and fp16 storage, each on these: every strategy, both splits,
@@ -498,10 +550,10 @@ static bool write_kernels(const sp_config *k, const sp_dtype *dt, size_t n)
         fprintf(tab, "static const char *const names[] = {\n");
         for (size_t i = 0; i < n; i++) {
             const sp_config *c = &k[i];
-            fprintf(tab, "    \"#%zu %s %s m%d n%d k%d db%d cores%d split %s %dx%d\",\n", i,
+            fprintf(tab, "    \"#%zu %s %s m%d n%d k%d db%d cores%d split %s %dx%d%s\",\n", i,
                     sp_dtype_name(dt[i]), sp_strategy_name(c->strategy), (int)c->m, (int)c->n,
                     (int)c->k, c->double_buffer, (int)c->cores, sp_split_name(c->split), c->mr,
-                    c->nr);
+                    c->nr, c->nopack ? " nopack" : "");
         }
         fprintf(tab, "};\nstatic const int nkernels = %zu;\n", n);
     }
@@ -625,8 +677,8 @@ static size_t generate_all(void)
     snprintf(tmpdir, sizeof tmpdir, "/tmp/npu_host_gen_XXXXXX");
     if (!CHECK(mkdtemp(tmpdir) != NULL))
         return 0;
-    static sp_config k[64];
-    static sp_dtype dt[64];
+    static sp_config k[96];
+    static sp_dtype dt[96];
     size_t n = cases(k, dt);
     return CHECK(write_kernels(k, dt, n)) ? n : 0;
 }

@@ -814,6 +814,139 @@ static void extremes(void)
     free(cores);
 }
 
+/* The best candidate of p on t among the packing family (packs 1), the
+ * no-pack family (2) or both (3), with the target's default micro-tile and
+ * every m and n; its config in *c. */
+static double best_of(const sp_target *t, const sp_problem *p, unsigned packs, sp_config *c)
+{
+    int32_t one = 1, kv[] = {64, 128, 256, 512, 1024};
+    sp_split split = SP_SPLIT_M;
+    sp_space s = fx_space(1, 0, &one, 1, &split, 1);
+    s.k = fx_axis(kv, 5);
+    s.packs = (uint8_t)packs;
+    sp_candidate top;
+    size_t got = sp_rank_top(t, p, &s, SP_BY_TIME, 1, &top, NULL);
+    free(s.cores.v);
+    free(s.k.v);
+    if (!CHECK_INT(got, 1))
+        return 0;
+    *c = top.config;
+    return top.fig.est_cycles;
+}
+
+/* The no-pack family: its own rules (fp32, one thread, k = K, OS, no double
+ * buffering; no cache rule), its enumeration beside the packing family's,
+ * and a model that picks it where packing costs more than it saves. */
+static void nopack(void)
+{
+    sp_target t = fx_avx512();
+    sp_problem p = fx_problem(64, 64, 64, 1, SP_FP32);
+    sp_config c = cpu_cfg(SP_OS, 64, 64, 64, 0, 1, SP_SPLIT_M, 6, 16);
+    c.nopack = 1;
+    CHECK_INT(sp_check(&t, &p, &c), 0);
+    const char *why = "pack = false (A and B read in place, one micro-tile over all of K) needs "
+                      "fp32, cores = 1, k = K (64), strategy OS and double_buffer off; this "
+                      "config has ";
+    char line[512];
+    sp_config bad = c;
+    bad.k = 32;
+    snprintf(line, sizeof line, "%sfp32, cores = 1, k = 32, strategy OS, double_buffer off\n", why);
+    EXPLAIN(&t, &p, bad, SP_BAD_NOPACK, line);
+    bad = c;
+    bad.cores = 2;
+    snprintf(line, sizeof line, "%sfp32, cores = 2, k = 64, strategy OS, double_buffer off\n", why);
+    EXPLAIN(&t, &p, bad, SP_BAD_NOPACK, line);
+    bad = c;
+    bad.strategy = SP_IS;
+    bad.double_buffer = 1;
+    snprintf(line, sizeof line, "%sfp32, cores = 1, k = 64, strategy IS, double_buffer on\n", why);
+    EXPLAIN(&t, &p, bad, SP_BAD_NOPACK, line);
+    sp_problem h = fx_problem(64, 64, 64, 1, SP_BF16);
+    snprintf(line, sizeof line, "%sbf16, cores = 1, k = 64, strategy OS, double_buffer off\n", why);
+    EXPLAIN(&t, &h, c, SP_BAD_NOPACK, line);
+    /* nothing stays resident, so no cache rule: an A panel of 6 x 100000
+     * would overflow L1 when packing */
+    sp_problem deep = fx_problem(6, 16, 100000, 1, SP_FP32);
+    sp_config d = cpu_cfg(SP_OS, 6, 16, 100000, 0, 1, SP_SPLIT_M, 6, 16);
+    CHECK(sp_check(&t, &deep, &d) & SP_BAD_CACHE1);
+    d.nopack = 1;
+    CHECK_INT(sp_check(&t, &deep, &d), 0);
+
+    /* Enumeration: the packing family, the no-pack one (k = K whatever the k
+     * axis holds, one per m x n x micro-tile), or both; never a config
+     * sp_check refuses, figures as sp_model gives them. */
+    sp_problem q = fx_problem(100, 90, 70, 1, SP_FP32);
+    int32_t cores[] = {1, 2}, kv[] = {16, 32};
+    sp_split splits[] = {SP_SPLIT_M};
+    sp_space s = fx_space(1, 1, cores, 2, splits, 1);
+    int32_t mv[] = {8, 48, 100}, nv[] = {16, 96};
+    s.m = fx_axis(mv, 3);
+    s.n = fx_axis(nv, 2);
+    s.k = fx_axis(kv, 2);
+    sp_micro micro[] = {{6, 16}, {2, 32}, {7, 16}};
+    s.micro = micro;
+    s.nmicro = 3;
+    size_t got[4] = {0};
+    sp_counts n[4];
+    for (unsigned packs = 1; packs <= 3; packs++) {
+        s.packs = (uint8_t)packs;
+        sp_candidate *all;
+        got[packs] = sp_enumerate(&t, &q, &s, &all, &n[packs]);
+        if (!CHECK(got[packs] != (size_t)-1))
+            return;
+        size_t wrong = 0, nopacks = 0;
+        for (size_t i = 0; i < got[packs]; i++) {
+            const sp_config *e = &all[i].config;
+            sp_figures f;
+            memset(&f, 0, sizeof f);
+            sp_model(&t, &q, e, &f);
+            wrong += sp_check(&t, &q, e) != 0 || memcmp(&f, &all[i].fig, sizeof f) != 0 ||
+                     (e->nopack && (e->k != 70 || e->cores != 1 || e->strategy != SP_OS ||
+                                    e->double_buffer));
+            nopacks += e->nopack;
+        }
+        CHECK_INT(wrong, 0);
+        CHECK_INT(nopacks, packs & 2 ? 3 * 2 * 3 : 0); /* m x n x micro-tiles */
+        CHECK_INT(n[packs].legal, got[packs]);
+        free(all);
+    }
+    CHECK_INT(got[3], got[1] + got[2]);
+    /* the raw product: the k axis for packing, one k for no-pack */
+    CHECK_INT(n[1].raw, 3 * 2 * 3 * 2 * 2 * 2 * 1 * 3);
+    CHECK_INT(n[2].raw, 3 * 2 * 3 * 2 * 1 * 2 * 1 * 3);
+    CHECK_INT(n[3].raw, 3 * 2 * 3 * 2 * 3 * 2 * 1 * 3);
+    /* a space of no-pack only on a problem it cannot take: nothing legal */
+    sp_problem q16 = fx_problem(100, 90, 70, 1, SP_BF16);
+    s.packs = 2;
+    sp_candidate *none;
+    CHECK_INT(sp_enumerate(&t, &q16, &s, &none, NULL), 0);
+    free(none);
+    free(s.m.v);
+    free(s.n.v);
+    free(s.k.v);
+    free(s.cores.v);
+
+    /* The model: no packing wins on small problems and on GEMV-like ones
+     * (every element of B used once), packing on large ones whose rows of B
+     * are 4 KiB apart; with both allowed the ranking takes the faster. */
+    static const struct {
+        long M, N, K;
+        int nopack;
+    } shapes[] = {{64, 64, 64, 1}, {96, 96, 96, 1}, {1, 768, 3072, 1}, {1, 3072, 768, 1},
+                  {2048, 2048, 2048, 0}, {1024, 1024, 1024, 0}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        sp_problem r = fx_problem(shapes[i].M, shapes[i].N, shapes[i].K, 1, SP_FP32);
+        sp_config cp, cn, cb;
+        double packed = best_of(&t, &r, 1, &cp), direct = best_of(&t, &r, 2, &cn);
+        double both = best_of(&t, &r, 3, &cb);
+        if (!CHECK_INT(direct < packed, shapes[i].nopack))
+            fprintf(stderr, "  %ldx%ldx%ld: packing %.0f cycles, no-pack %.0f\n", shapes[i].M,
+                    shapes[i].N, shapes[i].K, packed, direct);
+        CHECK_INT(cb.nopack, shapes[i].nopack);
+        CHECK(both == (direct < packed ? direct : packed));
+    }
+}
+
 int main(void)
 {
     targets();
@@ -823,5 +956,6 @@ int main(void)
     cycles();
     enumerator();
     extremes();
+    nopack();
     return CHECK_DONE();
 }
