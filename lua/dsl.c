@@ -493,6 +493,7 @@ bool ls_space_reset(ls_script *s)
     free(sp->micro);
     sp->micro = NULL;
     sp->nmicro = 0;
+    sp->packs = 0;
     if (s->constraint_ref != LUA_NOREF)
         luaL_unref(s->L, LUA_REGISTRYINDEX, s->constraint_ref);
     s->constraint_ref = LUA_NOREF;
@@ -511,19 +512,20 @@ bool ls_space_reset(ls_script *s)
     return true;
 }
 
-static void read_double_buffer(lua_State *L, sp_space *sp)
+/* key = a boolean | a list of booleans: which of false, true are allowed. */
+static void read_bools(lua_State *L, const char *key, bool allowed[2])
 {
     int idx = lua_gettop(L);
     size_t n = 1;
     bool single = lua_type(L, idx) == LUA_TBOOLEAN;
     if (!single) {
         if (!lua_istable(L, idx))
-            ls_fail(L, "space", "'double_buffer' must be a boolean or a list of booleans");
-        n = ls_list_len(L, idx, "space", "double_buffer");
+            ls_fail(L, "space", "'%s' must be a boolean or a list of booleans", key);
+        n = ls_list_len(L, idx, "space", key);
         if (n == 0)
-            ls_fail(L, "space", "'double_buffer' is empty");
+            ls_fail(L, "space", "'%s' is empty", key);
     }
-    bool allowed[2] = {false, false};
+    allowed[0] = allowed[1] = false;
     for (size_t i = 1; i <= n; i++) {
         if (single)
             lua_pushvalue(L, idx);
@@ -531,14 +533,12 @@ static void read_double_buffer(lua_State *L, sp_space *sp)
             lua_rawgeti(L, idx, (lua_Integer)i);
         if (lua_type(L, -1) != LUA_TBOOLEAN) {
             char d[64];
-            ls_fail(L, "space", "'double_buffer' must hold booleans (item %zu is %s)", i,
+            ls_fail(L, "space", "'%s' must hold booleans (item %zu is %s)", key, i,
                     ls_describe(L, -1, d, sizeof d));
         }
         allowed[lua_toboolean(L, -1)] = true;
         lua_pop(L, 1);
     }
-    sp->double_buffer[0] = allowed[0];
-    sp->double_buffer[1] = allowed[1];
 }
 
 /* One micro-tile: "6x64" or {6, 64}; false if it is neither. */
@@ -622,7 +622,7 @@ static void read_micro(lua_State *L, sp_space *sp)
 static int l_space(lua_State *L)
 {
     static const char *const keys[] = {"strategy", "m", "n", "k", "double_buffer",
-                                       "cores", "split", "micro", "constraint", NULL};
+                                       "cores", "split", "micro", "pack", "constraint", NULL};
     ls_script *s = ls_script_of(L);
     char where[LS_WHERE_MAX];
     begin_once(L, "space", s->have_space, s->space_where, where);
@@ -650,7 +650,15 @@ static int l_space(lua_State *L)
     }
 
     if (get(L, "double_buffer"))
-        read_double_buffer(L, sp);
+        read_bools(L, "double_buffer", sp->double_buffer);
+    lua_pop(L, 1);
+
+    /* pack = true: the packing family (the default); false: the no-pack one */
+    bool pack[2];
+    if (get(L, "pack")) {
+        read_bools(L, "pack", pack);
+        sp->packs = (uint8_t)((pack[1] ? 1 : 0) | (pack[0] ? 2 : 0));
+    }
     lua_pop(L, 1);
 
     if (get(L, "split")) {

@@ -42,6 +42,11 @@ bool ls_check_kinds(ls_script *s, char *err, size_t errlen)
         return fail(err, errlen, sw, "space",
                     "'micro' is a register micro-tile of %s targets; target '%s' is %s",
                     sp_kinds_with_micro(list, sizeof list), t->name, kind->a);
+    if (sp->packs & 2 && !kind->micro)
+        return fail(err, errlen, sw, "space",
+                    "'pack = false' (the no-pack family) is a kernel of %s targets; target '%s' "
+                    "is %s",
+                    sp_kinds_with_micro(list, sizeof list), t->name, kind->a);
     for (size_t i = 0; i < sp->nmicro; i++) {
         char why[160];
         sp_micro_why(t, sp->micro[i], why, sizeof why);

@@ -290,6 +290,9 @@ static int call_constraint(lua_State *L)
     set_str(L, "split", sp_split_name(c->split));
     set_int(L, "mr", c->mr);
     set_int(L, "nr", c->nr);
+    lua_pushstring(L, "pack");
+    lua_pushboolean(L, !c->nopack);
+    lua_rawset(L, -3);
     set_int(L, "M", p->M);
     set_int(L, "N", p->N);
     set_int(L, "K", p->K);

@@ -19,7 +19,8 @@ static uint64_t key(const sp_problem *p, const sp_config *c)
     uint64_t h = bs_fnv(BS_FNV_BASIS, p->name, strlen(p->name) + 1);
     h = bs_fnv(h, p->dims, sizeof p->dims); /* all of them: 0 past the op's */
     int64_t v[] = {p->op, p->dtype, c->m, c->n, c->k, c->cores,
-                   c->strategy, c->double_buffer ? 1 : 0, c->split, c->mr, c->nr};
+                   c->strategy, c->double_buffer ? 1 : 0, c->split, c->mr, c->nr,
+                   c->nopack ? 1 : 0};
     return bs_fnv(h, v, sizeof v);
 }
 
@@ -30,7 +31,7 @@ static bool same(const rs_entry *e, const sp_problem *p, const sp_config *c)
     return sp_problem_cmp(q, p, true) == 0 && d->m == c->m &&
            d->n == c->n && d->k == c->k && d->cores == c->cores && d->strategy == c->strategy &&
            !d->double_buffer == !c->double_buffer && d->split == c->split && d->mr == c->mr &&
-           d->nr == c->nr;
+           d->nr == c->nr && !d->nopack == !c->nopack;
 }
 
 /* The slot holding (p, c), or the empty slot where it would go. */

@@ -140,9 +140,9 @@ static int by_shape(const void *a, const void *b)
     int c = shape_cmp(x, y);
     const sp_config *p = &x->config, *q = &y->config;
     const long long u[] = {p->strategy, p->m, p->n, p->k, p->double_buffer, p->cores, p->split,
-                           p->mr, p->nr};
+                           p->mr, p->nr, p->nopack};
     const long long v[] = {q->strategy, q->m, q->n, q->k, q->double_buffer, q->cores, q->split,
-                           q->mr, q->nr};
+                           q->mr, q->nr, q->nopack};
     for (size_t i = 0; !c && i < sizeof u / sizeof *u; i++)
         c = (u[i] > v[i]) - (u[i] < v[i]);
     if (!c)

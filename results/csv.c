@@ -18,7 +18,7 @@ static const char *const names[RS_NFIELDS] = {
     [RS_EST] = "est_cycles", [RS_BACKEND] = "backend", [RS_STATUS] = "status",
     [RS_MEASURED] = "measured", [RS_UNIT] = "unit", [RS_MICRO] = "micro", [RS_ROUND] = "round",
     [RS_VERIFIED] = "verified", [RS_OP] = "op", [RS_SHAPE] = "shape",
-    [RS_NODE] = "node"};
+    [RS_NODE] = "node", [RS_PACK] = "pack"};
 
 /* The columns both files begin with: the problem and the config. */
 #define PROBLEM_AND_CONFIG                                                                      \
@@ -26,12 +26,13 @@ static const char *const names[RS_NFIELDS] = {
         RS_TILE_N, RS_TILE_K, RS_DOUBLE_BUFFER, RS_CORES, RS_SPLIT
 
 /* The files' columns, in order (status comes before measured, which it
- * checks). Columns are added at the end: older files have the first ones. */
+ * checks). Columns are added at the end: older files have the first ones.
+ * The last, pack, only files with a no-pack config have. */
 static const rs_field journal[] = {PROBLEM_AND_CONFIG, RS_LOAD,  RS_EST,   RS_BACKEND,
                                    RS_STATUS,          RS_MEASURED, RS_UNIT, RS_MICRO,
-                                   RS_ROUND,           RS_OP,    RS_SHAPE, RS_NODE};
+                                   RS_ROUND,           RS_OP,    RS_SHAPE, RS_NODE, RS_PACK};
 static const rs_field table[] = {PROBLEM_AND_CONFIG, RS_MEASURED, RS_UNIT, RS_MICRO,
-                                 RS_VERIFIED,        RS_OP,       RS_SHAPE};
+                                 RS_VERIFIED,        RS_OP,       RS_SHAPE, RS_PACK};
 const rs_columns rs_journal_columns = {journal, sizeof journal / sizeof *journal};
 const rs_columns rs_table_columns = {table, sizeof table / sizeof *table};
 
@@ -117,6 +118,8 @@ static const char *field_text(rs_field f, const rs_row *r, char *num, size_t len
     case RS_OP: return sp_op_name(p->op);
     case RS_SHAPE: sp_problem_shape(p, num, len); return num;
     case RS_NODE: return r->node ? r->node : "";
+    case RS_PACK: /* CPU configs: 1 packs B blocks, 0 the no-pack family */
+        return c->mr || c->nr ? (c->nopack ? "0" : "1") : "";
     case RS_NFIELDS: break;
     }
     return num;
@@ -341,6 +344,16 @@ static bool parse_field(const where *w, rs_field f, char *s, rs_entry *e)
     case RS_OP: return choice(w, f, s, sp_op_parse, sp_op_name, &p->op);
     case RS_SHAPE: return shape(w, s, p);
     case RS_NODE: return !*s || text(w, f, s, e->node, sizeof e->node);
+    case RS_PACK: /* empty: a config without a micro-tile, which packs */
+        if (!*s)
+            return true;
+        if (!bit(w, f, s, &db))
+            return false;
+        if (!db && !c->mr)
+            return fail(w, "field '%s' is 0 (no packing) for a config without a micro-tile",
+                        names[f]);
+        c->nopack = (uint8_t)!db;
+        return true;
     case RS_NFIELDS: break;
     }
     return fail(w, "no such field");

@@ -260,10 +260,13 @@ static long axis_key(int axis, const sp_config *c)
     case 1: return c->strategy;
     case 2: return c->split;
     case 3: return c->double_buffer != 0;
-    default: return c->mr || c->nr ? c->mr * 256L + c->nr : -1;
+    case 4: return c->mr || c->nr ? c->mr * 256L + c->nr : -1;
+    default: return c->mr || c->nr ? !c->nopack : -1;
     }
 }
-static const char *const axis_names[] = {"cores", "strategy", "split", "double_buffer", "micro"};
+static const char *const axis_names[] = {"cores",         "strategy", "split",
+                                         "double_buffer", "micro",    "pack"};
+enum { PACK_AXIS = 5 }; /* in reports with a no-pack row only */
 enum { NAXES = sizeof axis_names / sizeof *axis_names };
 
 static void axis_text(int axis, long key, char *buf, size_t len)
@@ -295,8 +298,15 @@ static bool bias_table(rs_report *r, double *work)
         free(k);
         return false;
     }
+    bool nopack = false;
+    for (size_t gi = 0; gi < r->ngroups; gi++)
+        for (const rs_entry *e = rows_of(r, &r->group[gi]);
+             e < rows_of(r, &r->group[gi]) + r->group[gi].fig.rows; e++)
+            nopack |= e->config.nopack != 0;
     for (int a = 0; a < NAXES; a++) {
         size_t n = 0;
+        if (a == PACK_AXIS && !nopack)
+            continue;
         for (size_t gi = 0; gi < r->ngroups; gi++) {
             const rs_report_group *g = &r->group[gi];
             for (const rs_entry *e = rows_of(r, g); e < rows_of(r, g) + g->fig.rows; e++) {

@@ -94,7 +94,7 @@ static void entry(FILE *f, const rs_entry *e)
     sp_problem_shape(p, shape, sizeof shape);
     fputs(", ", f);
     literal(f, shape);
-    fputs("},\n", f);
+    fprintf(f, ", %d},\n", c->nopack ? 0 : 1);
 }
 
 /* The fractal of each dtype, as the space library defines it. */
@@ -272,13 +272,15 @@ bool rs_header_write(FILE *f, const rs_table *t)
             "    const char *op;       /* the operation: %s; M, N, K and batch are the\n"
             "                           * GEMM it computes as, which the lookup compares */\n"
             "    const char *shape;    /* the op's own shape, as npu-tune writes it */\n"
+            "    int pack;             /* 1: B is packed; 0 (host): the no-pack family, A and B\n"
+            "                           * read in place */\n"
             "} npu_tune_entry;\n\n",
             sp_names(sp_op_name, ", ", " or ", ops, sizeof ops));
     fputs("static const npu_tune_entry npu_tune_table[] = {\n", f);
     for (size_t i = 0; i < n; i++)
         entry(f, &e[i]);
     if (n == 0) /* C has no empty arrays: a placeholder that lookup never returns */
-        fputs("    {\"\", 0, 0, 0, 0, \"\", \"\", \"\", 0, 0, 0, 0, 0, \"\", 0.0, \"\", 0, 0, 0, \"\", \"\"},\n", f);
+        fputs("    {\"\", 0, 0, 0, 0, \"\", \"\", \"\", 0, 0, 0, 0, 0, \"\", 0.0, \"\", 0, 0, 0, \"\", \"\", 0},\n", f);
     fprintf(f, "};\n\nenum { npu_tune_table_size = %zu };\n\n", n);
     fputs(functions, f);
     fractal_function(f);

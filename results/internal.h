@@ -13,7 +13,7 @@ typedef enum {
     RS_PROBLEM, RS_M, RS_N, RS_K, RS_BATCH, RS_DTYPE, RS_TARGET, RS_STRATEGY, RS_TILE_M,
     RS_TILE_N, RS_TILE_K, RS_DOUBLE_BUFFER, RS_CORES, RS_SPLIT, RS_LOAD, RS_EST, RS_BACKEND,
     RS_STATUS, RS_MEASURED, RS_UNIT, RS_MICRO, RS_ROUND, RS_VERIFIED, RS_OP, RS_SHAPE, RS_NODE,
-    RS_NFIELDS
+    RS_PACK, RS_NFIELDS
 } rs_field;
 
 /* The columns of one file, in order: its header line, the checks of its

@@ -140,12 +140,16 @@ static bool same_origin(const char *path, const rs_signature *old, const rs_sign
 
 /* ---- opening ---- */
 
-/* The columns of the oldest journal read: all but the last three, op,
- * shape and node (a journal from before shapes lacks the last two, one from
- * before nodes the last). Its rows are of the default op, and so are the
- * rows a resumed run appends to it, which keep its columns (the space
- * signature of a run with problems of another op differs). */
-#define BEFORE_OPS (rs_journal_columns.n - 3)
+/* The columns of the oldest journal read: all but the last four, op,
+ * shape, node and pack (a journal from before shapes lacks the last three,
+ * one from before nodes the last two). Its rows are of the default op, and
+ * so are the rows a resumed run appends to it, which keep its columns (the
+ * space signature of a run with problems of another op differs). A journal
+ * has the last, pack, when the run that created it had no-pack configs
+ * (rs_journal_opts): one without cannot take their rows, and the space
+ * signature of such a run differs from any without them. */
+#define BEFORE_OPS (rs_journal_columns.n - 4)
+#define BEFORE_PACK (rs_journal_columns.n - 1)
 
 /* The header line of the first n columns into head, with its newline; its
  * length without. */
@@ -172,7 +176,7 @@ static bool write_all(int fd, const char *buf, size_t len)
  * the header. Without a sidecar path (a journal written through) only the
  * header. */
 static bool start(const char *path, const char *sigpath, int fd, const rs_signature *sig,
-                  char *err, size_t errlen)
+                  int ncols, char *err, size_t errlen)
 {
     for (size_t i = 0; sigpath && i < NSIG_FIELDS; i++)
         if (strchr((const char *)sig + sig_fields[i].off, '\n')) {
@@ -183,7 +187,7 @@ static bool start(const char *path, const char *sigpath, int fd, const rs_signat
     if (sigpath && !bs_write_atomic(sigpath, write_sig, (void *)sig, err, errlen))
         return false;
     char head[RS_HEADER_MAX];
-    size_t n = header(head, rs_journal_columns.n) + 1;
+    size_t n = header(head, ncols) + 1;
     bool ok = (!sigpath || ftruncate(fd, 0) == 0) && write_all(fd, head, n);
     if (!ok)
         snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
@@ -338,7 +342,8 @@ rs_journal *rs_journal_open_with(const char *path, const rs_signature *sig,
     rs_journal *j = calloc(1, sizeof *j);
     char *sigpath = malloc(plen + 5), *buf = NULL;
     rs_cache *c = rs_cache_new();
-    rules r = {.sig = sig, .search_figures = true, .np = np, .ncols = rs_journal_columns.n};
+    rules r = {.sig = sig, .search_figures = true, .np = np,
+               .ncols = o && o->pack ? rs_journal_columns.n : BEFORE_PACK};
     if (o && o->problems)
         r.problems = malloc((np ? np : 1) * sizeof *r.problems);
     if (!j || !sigpath || !c || (o && o->problems && !r.problems) || !(j->path = strdup(path))) {
@@ -368,12 +373,12 @@ rs_journal *rs_journal_open_with(const char *path, const rs_signature *sig,
     if (through || !memchr(buf, '\n', len)) {
         /* New, or killed before its header was complete: start afresh. */
         char head[RS_HEADER_MAX];
-        size_t hn = header(head, rs_journal_columns.n);
+        size_t hn = header(head, r.ncols);
         if (len > hn || (len && memcmp(buf, head, len) != 0)) {
             snprintf(err, errlen, "%s:1: columns are not the npu-tune journal's", path);
             goto fail_fd;
         }
-        if (!start(path, through ? NULL : sigpath, fd, sig, err, errlen))
+        if (!start(path, through ? NULL : sigpath, fd, sig, r.ncols, err, errlen))
             goto fail_fd;
     } else if (!resume(path, sigpath, fd, buf, len, &r, c, err, errlen)) {
         goto fail_fd;
@@ -471,6 +476,12 @@ bool rs_journal_append(rs_journal *j, const rs_row *row, char *err, size_t errle
     if (strcmp(row->status, "ok") == 0 && !isfinite(row->measured)) {
         snprintf(err, errlen, "cannot write a row of problem '%s': status ok but the measurement is %g",
                  row->problem->name, row->measured);
+        return false;
+    }
+    if (row->cand->config.nopack && j->ncols < rs_journal_columns.n) {
+        snprintf(err, errlen,
+                 "cannot write a no-pack config of problem '%s' to '%s': it has no pack column",
+                 row->problem->name, j->path);
         return false;
     }
     size_t n = rs_format_row(j->row, j->rowcap, row, &rs_journal_columns, j->ncols);

@@ -101,6 +101,8 @@ typedef struct {
     size_t nproblems;                  /* shape, batch, dtype) is refused; NULL: any */
     long holder;  /* out: when the open failed because another process holds the
                    * journal (and not `wait`), its pid; else 0 */
+    bool pack;    /* the run has no-pack configs: a new journal gets the pack column
+                   * (without it, it has the columns of before that family) */
 } rs_journal_opts;
 
 /* rs_journal_open with options (o may be NULL): "PATH is in use by another
@@ -244,7 +246,8 @@ typedef struct {
 
 /* The bias and error of the rows that share one value of a config axis. */
 typedef struct {
-    const char *axis;   /* "cores", "strategy", "split", "double_buffer", "micro" */
+    const char *axis;   /* "cores", "strategy", "split", "double_buffer", "micro",
+                         * "pack" (in a report with a no-pack row) */
     char value[24];
     size_t rows;
     double bias, error_median;

@@ -15,14 +15,16 @@
 /* ---- writing ---- */
 
 static const char table_magic[] = "# npu-tune table ";
-/* The format written; the older ones are read too. Format 4 lacks the last
- * column (shape: its rows' GEMM views give it), format 3 also the one
- * before (op: its rows are of the default op), format 2 also the target
- * lines (its rows name built-in targets), format 1 also the column before
- * (verified). */
-enum { TABLE_FORMAT = 5 };
+/* The newest format; the older ones are read too. A table with a no-pack
+ * entry is written in format 6, any other in format 5, which lacks the last
+ * column (pack: its entries pack). Format 4 also lacks the one before (shape:
+ * its rows' GEMM views give it), format 3 also the one before that (op: its
+ * rows are of the default op), format 2 also the target lines (its rows name
+ * built-in targets), format 1 also the column before (verified). */
+enum { TABLE_FORMAT = 6, TABLE_PACKING = 5 };
 /* The columns the table of each format lacks at the end. */
-static const int missing[TABLE_FORMAT + 1] = {[1] = 3, [2] = 2, [3] = 2, [4] = 1, [5] = 0};
+static const int missing[TABLE_FORMAT + 1] = {[1] = 4, [2] = 3, [3] = 3, [4] = 2, [5] = 1,
+                                              [6] = 0};
 /* A line of the target's figures (formats 3 and 4), between the signature and the columns. */
 static const char target_magic[] = "# target ";
 
@@ -46,22 +48,27 @@ typedef struct {
 static bool write_table(FILE *f, void *ctx)
 {
     const table *t = ctx;
-    fprintf(f, "%s%d", table_magic, TABLE_FORMAT);
+    int format = TABLE_PACKING;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->rows[i].cand->config.nopack)
+            format = TABLE_FORMAT;
+    int ncols = rs_table_columns.n - missing[format];
+    fprintf(f, "%s%d", table_magic, format);
     for (size_t i = 0; i < NSIG_KEYS; i++)
         fprintf(f, " %s=%s", sig_keys[i].key, (const char *)t->sig + sig_keys[i].off);
     char text[SP_TARGET_TEXT_MAX], head[RS_HEADER_MAX];
     sp_target_print(text, sizeof text, t->target);
-    rs_header(head, sizeof head, &rs_table_columns, rs_table_columns.n);
+    rs_header(head, sizeof head, &rs_table_columns, ncols);
     fprintf(f, "\n%s%s\n%s", target_magic, text, head);
     char small[512];
     for (size_t i = 0; i < t->n; i++) {
         const rs_columns *c = &rs_table_columns;
-        size_t len = rs_format_row(small, sizeof small, &t->rows[i], c, c->n);
+        size_t len = rs_format_row(small, sizeof small, &t->rows[i], c, ncols);
         char *b = len < sizeof small ? small : malloc(len + 1);
         if (!b)
             return false;
         if (b != small)
-            rs_format_row(b, len + 1, &t->rows[i], c, c->n);
+            rs_format_row(b, len + 1, &t->rows[i], c, ncols);
         fwrite(b, 1, len, f);
         if (b != small)
             free(b);

@@ -13,8 +13,8 @@
 static const char usage_text[] =
     "usage: npu-tune gen --target T --shape MxNxK --strategy {strategies} --tile mxnxk\n"
     "                    [--batch B] [--dtype {dtypes}] [--double-buffer on|off]\n"
-    "                    [--cores C] [--split {splits}] [--micro MRxNR] [--op {ops}]\n"
-    "                    [-o FILE]\n"
+    "                    [--cores C] [--split {splits}] [--micro MRxNR] [--pack on|off]\n"
+    "                    [--op {ops}] [-o FILE]\n"
     "       npu-tune gen --table TABLE.csv --shape MxNxK [--batch B] [--dtype D]\n"
     "                    [--target T] [--op {ops}] [-o FILE]\n"
     "  NPU targets: the kernel program (text, runs in npu-tune sim); --target host:\n"
@@ -26,7 +26,9 @@ static void describe(const sp_config *c, char *out, size_t len)
                      sp_strategy_name(c->strategy), c->m, c->n, c->k, c->double_buffer,
                      c->cores, sp_split_name(c->split));
     if ((c->mr || c->nr) && w > 0 && (size_t)w < len)
-        snprintf(out + w, len - (size_t)w, " micro=%dx%d", c->mr, c->nr);
+        w += snprintf(out + w, len - (size_t)w, " micro=%dx%d", c->mr, c->nr);
+    if (c->nopack && w > 0 && (size_t)w < len)
+        snprintf(out + w, len - (size_t)w, " pack=off");
 }
 
 /* The config for r's shape from a tuning table, on the target the table
@@ -118,7 +120,7 @@ int tn_gen(int argc, char **argv)
         if (r.strategy >= 0 || r.have_tile || r.have_knobs) {
             return tn_usage("gen", usage_text,
                             "--table takes the config from the table; drop --strategy, --tile, "
-                            "--double-buffer, --cores, --split and --micro");
+                            "--double-buffer, --cores, --split, --micro and --pack");
         }
         if ((rc = from_table(&r)) != TN_OK)
             return rc;

@@ -25,8 +25,9 @@ static void npu_figures(const tn_request *r, const sp_figures *f)
 static void cpu_config(const tn_request *r, const sp_figures *f)
 {
     const sp_config *c = &r->c;
-    printf("config: %s blocks %dx%dx%d, micro-tile %dx%d (thread grid %dx%d)\n",
-           sp_strategy_name(c->strategy), c->m, c->n, c->k, c->mr, c->nr, f->grid_m, f->grid_n);
+    printf("config: %s blocks %dx%dx%d, micro-tile %dx%d%s (thread grid %dx%d)\n",
+           sp_strategy_name(c->strategy), c->m, c->n, c->k, c->mr, c->nr,
+           c->nopack ? ", no packing" : "", f->grid_m, f->grid_n);
 }
 
 static void cpu_figures(const tn_request *r, const sp_figures *f)

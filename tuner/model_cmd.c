@@ -9,12 +9,12 @@
 static const char usage_text[] =
     "usage: npu-tune model --target T --shape MxNxK [--batch B] [--dtype {dtypes}]\n"
     "                      [--strategy {strategies}] [--tile mxnxk] [--double-buffer on|off]\n"
-    "                      [--cores C] [--split {splits}] [--micro MRxNR] [--format text|csv]\n"
-    "                      [--op {ops}]\n";
+    "                      [--cores C] [--split {splits}] [--micro MRxNR] [--pack on|off]\n"
+    "                      [--format text|csv] [--op {ops}]\n";
 
 static const char csv_header[] =
     "strategy,m,n,k,double_buffer,cores,split,legal,load_volume_elems,store_elems,"
-    "est_cycles,buffer_use_bytes,grid_m,grid_n,legal_configs,violations,micro\n";
+    "est_cycles,buffer_use_bytes,grid_m,grid_n,legal_configs,violations,micro,pack\n";
 
 static void csv_row(const sp_config *c, int legal, const sp_figures *f, long long nlegal,
                     const char *why)
@@ -37,9 +37,9 @@ static void csv_row(const sp_config *c, int legal, const sp_figures *f, long lon
         else
             putchar(*s == ',' ? ';' : *s);
     if (c->mr || c->nr)
-        printf(",%dx%d\n", c->mr, c->nr);
+        printf(",%dx%d,%d\n", c->mr, c->nr, !c->nopack);
     else
-        printf(",\n");
+        printf(",,\n");
 }
 
 static void heading(const tn_request *r)
@@ -115,6 +115,7 @@ static int best_per_strategy(tn_request *r)
     bool micro = sp_target_kind(&r->t)->micro;
     sp_micro u = {r->c.mr, r->c.nr};
     s.micro = &u, s.nmicro = 1;
+    s.packs = r->c.nopack ? 2 : 1; /* the family asked for (--pack) */
     sp_candidate best[SP_NSTRATEGY];
     sp_counts counts[SP_NSTRATEGY];
     int have[SP_NSTRATEGY] = {0}, any = 0;
@@ -138,7 +139,7 @@ static int best_per_strategy(tn_request *r)
         heading(r);
         printf("%s", kind->best);
         if (micro)
-            printf(", micro-tile %dx%d", u.mr, u.nr);
+            printf(", micro-tile %dx%d%s", u.mr, u.nr, r->c.nopack ? ", no packing" : "");
         printf("\n");
         printf("%-8s %6s %6s %6s %14s %12s %10s %12s\n", "strategy", "m", "n", "k",
                "load_volume", "est_cycles", "buffer_KiB", "legal_tiles");

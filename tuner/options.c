@@ -18,7 +18,8 @@ int tn_parse_request(int argc, char **argv, const char *cmd, const char *text, i
         {"split", required_argument, 0, 'p'},   {"format", required_argument, 0, 'f'},
         {"output", required_argument, 0, 'o'},  {"table", required_argument, 0, 'L'},
         {"micro", required_argument, 0, 'u'},   {"op", required_argument, 0, 'O'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+        {"pack", required_argument, 0, 'P'},    {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     const char *target = NULL, *shape = NULL;
     long long v[3], batch = 0;
     char why[160];
@@ -69,9 +70,13 @@ int tn_parse_request(int argc, char **argv, const char *cmd, const char *text, i
             r->have_tile = 1;
             break;
         case 'D':
+        case 'P': /* the switches: on or off */
             if (strcmp(optarg, "on") && strcmp(optarg, "off"))
-                BAD("--double-buffer '%s' is not on or off", optarg);
-            r->c.double_buffer = strcmp(optarg, "on") == 0;
+                BAD("--%s '%s' is not on or off", o == 'D' ? "double-buffer" : "pack", optarg);
+            if (o == 'D')
+                r->c.double_buffer = strcmp(optarg, "on") == 0;
+            else
+                r->c.nopack = strcmp(optarg, "off") == 0;
             r->have_knobs = 1;
             break;
         case 'c':
@@ -149,6 +154,11 @@ bool tn_request_target(tn_request *r, char *why, size_t len)
     }
     if (!kind->micro && r->have_micro) {
         snprintf(why, len, "--micro is a register micro-tile of %s targets; '%s' is %s",
+                 sp_kinds_with_micro(list, sizeof list), r->t.name, kind->a);
+        return false;
+    }
+    if (!kind->micro && r->c.nopack) {
+        snprintf(why, len, "--pack off is a kernel family of %s targets; '%s' is %s",
                  sp_kinds_with_micro(list, sizeof list), r->t.name, kind->a);
         return false;
     }

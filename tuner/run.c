@@ -129,6 +129,8 @@ static bool sign(const ls_script *s, const char *script, const plan *pls, size_t
                     c->double_buffer, c->cores, c->split);
             if (c->mr || c->nr)
                 fprintf(f, "/%dx%d", c->mr, c->nr);
+            if (c->nopack) /* packing configs sign as they did before the family */
+                fputs("/nopack", f);
         }
         fputc('\n', f);
     }
@@ -251,7 +253,9 @@ static void config_text(const sp_config *c, char *out, size_t len)
     int w = snprintf(out, len, "%s %dx%dx%d db=%d cores=%d %s", sp_strategy_name(c->strategy),
                      c->m, c->n, c->k, c->double_buffer, c->cores, sp_split_name(c->split));
     if ((c->mr || c->nr) && w > 0 && (size_t)w < len)
-        snprintf(out + w, len - (size_t)w, " u%dx%d", c->mr, c->nr);
+        w += snprintf(out + w, len - (size_t)w, " u%dx%d", c->mr, c->nr);
+    if (c->nopack && w > 0 && (size_t)w < len)
+        snprintf(out + w, len - (size_t)w, " nopack");
 }
 
 /* The final, when the backend has one: the best few ok measurements of the
@@ -481,7 +485,7 @@ static void summary(const tn_session *r, const plan *pls, size_t np)
     if (r->csv)
         printf("problem,M,N,K,batch,dtype,legal,raw,measured,failed,resumed,strategy,m,n,k,"
                "double_buffer,cores,split,measured_best,unit,model_pick,model_pick_measured,"
-               "model_pick_gap_pct,micro,gflops,peak_fraction\n");
+               "model_pick_gap_pct,micro,gflops,peak_fraction,pack\n");
     else
         printf("%-10s %-14s %8s %6s %6s  %-*s %12s  %-*s %8s\n", "problem", "shape", "legal",
                "meas", "failed", width, "best config", "measured", width, "model's pick", "gap");
@@ -529,7 +533,7 @@ static void summary(const tn_session *r, const plan *pls, size_t np)
             printf(",");
             if (isfinite(frac))
                 printf("%.4f", frac);
-            printf("\n");
+            printf(",%s\n", !c || !(c->mr || c->nr) ? "" : c->nopack ? "0" : "1");
         } else {
             printf("%-10s %-14s %8zu %6zu %6zu  %-*s %12s  %-*s %8s\n", p->name, shape, pl->n,
                    pl->measured, pl->failed, width, best, value, width, pick, gap);
@@ -619,9 +623,12 @@ static bool open_journal(tn_session *r, const plan *pls, size_t np, const rs_sig
         snprintf(err, errlen, "out of memory");
         return false;
     }
-    for (size_t i = 0; i < np; i++)
-        run[i] = pls[i].p;
     rs_journal_opts o = {.problems = run, .nproblems = np};
+    for (size_t i = 0; i < np; i++) {
+        run[i] = pls[i].p;
+        for (size_t j = 0; j < pls[i].n; j++) /* a no-pack config: the pack column */
+            o.pack |= pls[i].cands[j].config.nopack != 0;
+    }
     r->journal = rs_journal_open_with(tu->results, sig, &o, &r->cache, err, errlen);
     if (!r->journal && o.holder && wait) {
         if (!r->quiet)

@@ -304,6 +304,17 @@ size_t tn__neighbours(const tn_search *s, size_t i, size_t *out)
             x.k = s->k.v[s->k.n - 1]; /* IS/WS hold the whole reduction */
         add(out, &k, tn_search_find(s->cands, s->n, &x), i);
     }
+    /* the other kernel family: no-pack runs OS over the whole reduction (the
+     * largest k) without double buffering; back, the same blocks */
+    x = *c;
+    x.nopack = !c->nopack;
+    if (x.nopack) {
+        x.strategy = SP_OS;
+        x.double_buffer = 0;
+        if (s->k.n)
+            x.k = s->k.v[s->k.n - 1];
+    }
+    add(out, &k, tn_search_find(s->cands, s->n, &x), i);
     return k;
 }
 
@@ -322,14 +333,15 @@ size_t tn__ranked(tn_search *s, size_t *next, size_t *idx, size_t max)
 }
 
 /* How far candidate i is from config c (l: c's logs): log2 ratios of m, n,
- * k and cores, 1 for another strategy, 1/2 each for double buffering, split. */
+ * k and cores, 1 for another strategy, 1/2 each for double buffering, split
+ * and the kernel family (pack). */
 static double distance_to(const tn_search *s, size_t i, const sp_config *c, const float *l)
 {
     const sp_config *x = &s->cands[i].config;
     const float *li = s->logs + 4 * i;
     return fabsf(li[0] - l[0]) + fabsf(li[1] - l[1]) + fabsf(li[2] - l[2]) + fabsf(li[3] - l[3]) +
            (x->strategy != c->strategy) + 0.5 * (x->double_buffer != c->double_buffer) +
-           0.5 * (x->split != c->split);
+           0.5 * (x->split != c->split) + 0.5 * (x->nopack != c->nopack);
 }
 
 /* The candidate nearest to c, lowest index on ties (see search_internal.h). */

@@ -56,7 +56,7 @@ static size_t child(tn_search *s, const genetic_state *g, const size_t *batch, s
 {
     const sp_config *a = &s->cands[tournament(s, g)].config,
                     *b = &s->cands[tournament(s, g)].config;
-    sp_config c;
+    sp_config c = *a; /* the micro-tile stays the first parent's */
 #define PICK(f) c.f = gsl_rng_uniform(s->rng) < 0.5 ? a->f : b->f
     PICK(strategy);
     PICK(m);
@@ -65,6 +65,7 @@ static size_t child(tn_search *s, const genetic_state *g, const size_t *batch, s
     PICK(double_buffer);
     PICK(cores);
     PICK(split);
+    PICK(nopack);
 #undef PICK
     size_t i = tn_search_find(s->cands, s->n, &c);
     if (i == TN_NONE)

@@ -34,7 +34,7 @@ same "missing script" "$err" "npu-tune: cannot open 'missing.lua': No such file 
 # --- model: best tile per strategy ---
 run 0 model --target ascend910 --shape 512x768x768 --format csv
 header=$(printf '%s\n' "$out" | head -n 1)
-same "model csv header" "$header" "strategy,m,n,k,double_buffer,cores,split,legal,load_volume_elems,store_elems,est_cycles,buffer_use_bytes,grid_m,grid_n,legal_configs,violations,micro"
+same "model csv header" "$header" "strategy,m,n,k,double_buffer,cores,split,legal,load_volume_elems,store_elems,est_cycles,buffer_use_bytes,grid_m,grid_n,legal_configs,violations,micro,pack"
 same "IS row" "$(printf '%s\n' "$out" | grep '^IS,' | cut -d, -f1-9)" "IS,32,32,768,0,1,M,1,9830400"
 same "WS row" "$(printf '%s\n' "$out" | grep '^WS,' | cut -d, -f1-9)" "WS,32,32,768,0,1,M,1,10027008"
 same "OS row" "$(printf '%s\n' "$out" | grep '^OS,' | cut -d, -f1-9)" "OS,256,256,128,0,1,M,1,2359296"
@@ -132,7 +132,7 @@ run 0 gen --table before-ops/r-table.csv --shape '64x96x80 b3' -o k/old.npu
 same "old table: exact entry" "$err" ""
 has "old table: its config" "$(sed -n 4p "$work/k/old.npu")" "config IS m=64 n=96 k=80"
 run 0 table export before-ops/r-table.csv -o k/old.h
-has "old table: header names the op" "$(cat "$work/k/old.h")" '"IS", 64, 96, 80, 0, 1, "M", 3328.0, "cycles", 0, 0, 0, "matmul", "64x96x80 b3"},'
+has "old table: header names the op" "$(cat "$work/k/old.h")" '"IS", 64, 96, 80, 0, 1, "M", 3328.0, "cycles", 0, 0, 0, "matmul", "64x96x80 b3", 1},'
 # its signature is this build's: every candidate resumes, nothing is measured again
 run 0 --quiet --format csv before-ops/r.lua
 same "old journal resumed" "$(printf '%s\n' "$out" | tail -n +2 | cut -d, -f9,11)" "4,4

@@ -18,6 +18,13 @@ run 0 model --target host --shape 512x768x768 --format csv
 same "host model rows" "$(printf '%s\n' "$out" | tail -n +2 | cut -d, -f8 | sort -u)" "1"
 run 2 model --target ascend910 --shape 64x64x64 --micro 6x64
 has "micro on npu" "$err" "npu-tune: model: --micro is a register micro-tile of cpu targets; 'ascend910' is an npu"
+run 2 model --target ascend910 --shape 64x64x64 --pack off
+has "no-pack on npu" "$err" "npu-tune: model: --pack off is a kernel family of cpu targets; 'ascend910' is an npu"
+run 2 model --target host --shape 64x64x64 --pack maybe
+has "bad pack" "$err" "npu-tune: model: --pack 'maybe' is not on or off"
+run 0 model --target host --shape 64x64x64 --pack off
+has "model --pack off" "$out" ", no packing"
+has "model --pack off: OS only" "$out" "fastest by the model: OS "
 run 2 gen --target host --shape 64x64x64 --strategy OS --tile 64x64x64 --micro 6x0
 has "bad micro" "$err" "npu-tune: gen: --micro '6x0' must be MRxNR (each 1 to 255)"
 
@@ -233,7 +240,7 @@ for dt in bf16 fp16; do
     defines16 "gen --table $dt" "$work/k_table_$dt.c" "$(sym_of $dt)"
 done
 run 2 gen --table out/tiny-table.csv --shape 100x37x50 --cores 2 -o k_table2.c
-has "gen --table --cores" "$err" "npu-tune: gen: --table takes the config from the table; drop --strategy, --tile, --double-buffer, --cores, --split and --micro"
+has "gen --table --cores" "$err" "npu-tune: gen: --table takes the config from the table; drop --strategy, --tile, --double-buffer, --cores, --split, --micro and --pack"
 absent "gen --table --cores: a kernel" "$work/k_table2.c"
 # a hand-edited table: an entry no longer legal is named by file:line; a row
 # of another target than the signature's is refused where it stands
@@ -307,6 +314,32 @@ sed -e 's/budget = 8/budget = 2/' -e 's/, micro = "4x16"//' -e 's|out/plant|out/
 same "no compiler exit" "$?" "1"
 has "no compiler why" "$(cat "$work/.err")" "npu-tune: warning: plant: none of 2 candidates measured ok; the first, "
 has "no compiler reason" "$(cat "$work/.err")" ", is illegal: the compiler failed without a message"
+
+# --- the no-pack family: gen, a tuning run that measures and verifies it, its table ---
+run 0 gen --target host --shape 100x70x50 --strategy OS --tile 48x64x50 --micro 6x16 --pack off \
+    -o "$work/k_nopack.c"
+has "gen --pack off" "$(cat "$work/k_nopack.c")" "#define NT_NOPACK 1 "
+check_kernel "gen --pack off" "$work/k_nopack.c"
+run 1 gen --target host --shape 100x70x50 --strategy OS --tile 48x64x32 --micro 6x16 --pack off
+has "no-pack needs k = K" "$err" "k = K (50)"
+cat >"$work/small.lua" <<'LUA'
+target "host"
+matmul { name = "small", shapes = { {64, 64, 64}, {9, 40, 33} } }
+space { m = { 16, 64 }, n = { 32, 64 }, k = { 32, 64 }, micro = { "4x16", "6x32" }, pack = false }
+tune { budget = 3, results = "out/small.csv", table = "out/small-table.csv" }
+LUA
+run 0 --quiet small.lua
+same "no-pack table format" "$(head -n 1 "$work/out/small-table.csv" | cut -d' ' -f1-4)" "# npu-tune table 6"
+same "no-pack entries verified" "$(tail -n +4 "$work/out/small-table.csv" | cut -d, -f1,18,21 | sort -u)" "small,1,0"
+same "no-pack rows" "$(tail -n +2 "$work/out/small.csv" | cut -d, -f18,26 | sort -u)" "ok,0"
+run 0 gen --table out/small-table.csv --shape 9x40x33 -o k_small.c
+has "gen --table no-pack" "$(cat "$work/k_small.c")" "#define NT_NOPACK 1 "
+check_kernel "gen --table no-pack" "$work/k_small.c"
+# no-pack only where it cannot apply (16-bit storage): no legal config, as for any space
+sed -e 's/shapes = { {64, 64, 64}, {9, 40, 33} }/shapes = { {64, 64, 64} }, dtype = "bf16"/' \
+    -e 's|out/small|out/half|g' "$work/small.lua" >"$work/half.lua"
+run 1 half.lua
+has "no-pack bf16" "$err" "half.lua:3: space: no legal config for small 64x64x64 on host"
 
 # --- kinds that do not mix ---
 printf 'target "host"\nmatmul { name = "x", shapes = { {64, 64, 64} } }\ntune { measure = "sim" }\n' >"$work/hostsim.lua"

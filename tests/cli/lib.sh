@@ -23,7 +23,8 @@ esac
 command -v cmake >/dev/null || skip "cmake not found"
 
 # --- the tables: a CPU like this one's class, tuned by the model (fast, the same
-# everywhere): two-thread fp32 and bf16 entries, one-thread fp32 ones (64x64x64 again) ---
+# everywhere): two-thread fp32 and bf16 entries, one-thread fp32 ones (64x64x64 again),
+# which may also take the no-pack family ---
 cat >"$work/two.lua" <<'LUA'
 target { name = "box", kind = "cpu", cores = 2, clock_mhz = 3000,
          simd_floats = 16, vregs = 32, fma_units = 2, load_ports = 2,
@@ -37,7 +38,8 @@ tune { measure = "model", budget = 2, results = "two.csv", table = "two-table.cs
 LUA
 sed 's/"two"/"one"/; s/{64, 64, 64}, {65, 33, 17}, {200, 300, 100}/{9, 17, 33}, {64, 64, 64}, {33, 9, 65}/
      s/m = { 24, 48, 96 }, n = { 32, 64, 128 }, k = { 32, 64 }/m = { 6, 12, 48 }, n = { 16, 32, 64 }, k = { 16, 32, 64 }/
-     s/cores = { 2 }/cores = { 1 }/; s/two\.csv/one.csv/; s/two-table/one-table/' "$work/two.lua" >"$work/one.lua"
+     s/cores = { 2 }/cores = { 1 }, pack = { true, false }/; s/two\.csv/one.csv/; s/two-table/one-table/' \
+    "$work/two.lua" >"$work/one.lua"
 sed 's/"two"/"half"/; s/"fp32"/"bf16"/; s/two\.csv/half.csv/; s/two-table/half-table/' \
     "$work/two.lua" >"$work/half.lua"
 for s in two one half; do
@@ -60,6 +62,11 @@ build() {
 
 run 0 lib $tables -o lib
 same "lib quiet" "$err" ""
+# the model picks the no-pack family for the small one-thread shapes: their kernels are
+# in the library, and every check below runs them
+has "one-table format" "$(head -n 1 "$work/one-table.csv")" "# npu-tune table 6 "
+nopack=$(grep -c '^#define NT_NOPACK 1 ' "$work/lib/npu_tune_gemm.c")
+[ "$nopack" -ge 1 ] && ok || bad "lib: no no-pack kernel: $(cat "$work/one-table.csv")"
 if ! build lib -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="-Wall -Wextra -Werror" \
     -DCMAKE_INSTALL_PREFIX="$work/prefix"; then
     bad "the library does not build: $why"

@@ -409,6 +409,51 @@ static void test_micro(void)
         "is an npu");
 }
 
+/* The pack axis of `text`'s space (its packs bits), or -1 if the script fails. */
+static int packs_of(const char *text)
+{
+    ls_script *s = open_text(&opts, "pack.lua", text);
+    if (!s)
+        return -1;
+    int packs = ls_space(s)->packs;
+    ls_close(s);
+    return packs;
+}
+
+#define PACK_BAD(value, want) BAD(H MM "space { pack = " value " }\n", "bad.lua:3: space: " want)
+
+/* pack = true (packing, the default), false (the no-pack family) or both. */
+static void test_pack(void)
+{
+    CHECK_INT(packs_of(H MM "space { m = 96 }\n"), 0); /* packing only */
+    CHECK_INT(packs_of(H MM), 0);
+    CHECK_INT(packs_of(H MM "space { pack = true }\n"), 1);
+    CHECK_INT(packs_of(H MM "space { pack = false }\n"), 2);
+    CHECK_INT(packs_of(H MM "space { pack = { true, false } }\n"), 3);
+    CHECK_INT(packs_of(H MM "space { pack = { false, false } }\n"), 2);
+    PACK_BAD("1", "'pack' must be a boolean or a list of booleans");
+    PACK_BAD("\"off\"", "'pack' must be a boolean or a list of booleans");
+    PACK_BAD("{}", "'pack' is empty");
+    PACK_BAD("{ true, 0 }", "'pack' must hold booleans (item 2 is 0)");
+    /* NPUs have no such family; asking for packing alone is no question */
+    BAD(T910 MM "space { pack = { true, false } }\n",
+        "bad.lua:3: space: 'pack = false' (the no-pack family) is a kernel of cpu targets; "
+        "target 'ascend910' is an npu");
+    ls_script *s = GOOD(&opts, T910 MM "space { pack = true }\n");
+    if (s)
+        ls_close(s);
+    /* a constraint sees c.pack */
+    s = GOOD(&opts, H MM "space { pack = { true, false }, constraint = function(c) return c.pack end }\n");
+    if (s) {
+        sp_config c = {.m = 96, .n = 512, .k = 256, .cores = 1, .strategy = SP_OS,
+                       .split = SP_SPLIT_M, .mr = 6, .nr = 64};
+        CHECK_INT(ls_constraint(s, ls_problem(s, 0), &c, err, sizeof err), 1);
+        c.nopack = 1;
+        CHECK_INT(ls_constraint(s, ls_problem(s, 0), &c, err, sizeof err), 0);
+        ls_close(s);
+    }
+}
+
 static void test_measure(void)
 {
     /* Not given: the host on a CPU (default "sim" or not); the options'
@@ -509,6 +554,7 @@ int main(void)
     test_scratch();
     test_dtype();
     test_micro();
+    test_pack();
     test_measure();
     test_constraint();
     /* The provider ran once, however many scripts named the host. */

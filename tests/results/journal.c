@@ -1,7 +1,7 @@
 /* journal.c — the results journal: sidecar and header of a new journal,
  * resume into the cache, torn last lines, refusing foreign or malformed files and
- * rows, one process per journal (its lock), journals that are not files, and
- * journals from before the op column. */
+ * rows, one process per journal (its lock), journals that are not files,
+ * journals from before the op column, and the pack column. */
 #define _XOPEN_SOURCE 700
 #include <fcntl.h>
 #include <math.h>
@@ -902,6 +902,77 @@ static void before_ops(void)
               ":1: columns are not the npu-tune journal's");
 }
 
+/* The pack column: a journal gets it when its run has no-pack configs (the
+ * rows of packing configs say 1, those without a micro-tile nothing), one
+ * without it cannot take a no-pack row, and both read back. */
+static void pack_column(void)
+{
+    const char *path = at("pack.csv");
+    rs_signature sig = signature();
+    rs_journal_opts o = {.pack = true};
+    rs_cache *c = NULL;
+    rs_journal *j = rs_journal_open_with(path, &sig, &o, &c, err, sizeof err);
+    if (!CHECK(j != NULL))
+        return;
+    rs_cache_free(c);
+    sp_problem p = fx_problem(64, 64, 64, 1, SP_FP32);
+    strcpy(p.name, "small");
+    sp_candidate packed = {.config = {.m = 6, .n = 64, .k = 64, .cores = 1, .strategy = SP_OS,
+                                      .split = SP_SPLIT_M, .mr = 6, .nr = 32},
+                           .fig = {.load_elems = 4096, .est_cycles = 900}};
+    sp_candidate direct = packed, npu = candidate(32);
+    direct.config.nopack = 1;
+    sp_problem q = problem();
+    rs_row rows[] = {{&p, "ascend910", &packed, "sim", "ok", 1000, "cycles", NULL, false, NULL},
+                     {&p, "ascend910", &direct, "sim", "ok", 800, "cycles", NULL, false, NULL},
+                     {&q, "ascend910", &npu, "sim", "ok", 1234, "cycles", NULL, false, NULL}};
+    for (size_t i = 0; i < 3; i++)
+        CHECK(rs_journal_append(j, &rows[i], err, sizeof err));
+    CHECK(rs_journal_close(j, err, sizeof err));
+    char want[4096];
+    snprintf(want, sizeof want, "%.*s,pack\n%s", (int)strlen(header) - 1, header,
+             "small,64,64,64,1,fp32,ascend910,OS,6,64,64,0,1,M,4096,900,sim,ok,1000,cycles,6x32,search,matmul,64x64x64,,1\n"
+             "small,64,64,64,1,fp32,ascend910,OS,6,64,64,0,1,M,4096,900,sim,ok,800,cycles,6x32,search,matmul,64x64x64,,0\n"
+             "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234.4,sim,ok,1234,cycles,,search,matmul,100x50x40 b2,,\n");
+    CHECK_STR(slurp(path), want);
+    c = reopen(path, &sig);
+    CHECK_INT(rs_cache_size(c), 3);
+    const rs_entry *e = rs_cache_find(c, &p, &direct.config);
+    if (CHECK(e != NULL)) {
+        CHECK_INT(e->config.nopack, 1);
+        CHECK_DBL(e->measured, 800);
+    }
+    e = rs_cache_find(c, &p, &packed.config);
+    if (CHECK(e != NULL))
+        CHECK_DBL(e->measured, 1000);
+    rs_cache_free(c);
+
+    /* without the column (a run of packing configs only): as before it */
+    const char *old = at("nopack-old.csv");
+    j = rs_journal_open(old, &sig, &c, err, sizeof err);
+    if (!CHECK(j != NULL))
+        return;
+    rs_cache_free(c);
+    CHECK(rs_journal_append(j, &rows[0], err, sizeof err));
+    CHECK(!rs_journal_append(j, &rows[1], err, sizeof err));
+    CHECK_HAS(err, "cannot write a no-pack config of problem 'small' to '");
+    CHECK_HAS(err, "': it has no pack column");
+    CHECK(rs_journal_close(j, err, sizeof err));
+    snprintf(want, sizeof want, "%s%s", header,
+             "small,64,64,64,1,fp32,ascend910,OS,6,64,64,0,1,M,4096,900,sim,ok,1000,cycles,6x32,search,matmul,64x64x64,\n");
+    CHECK_STR(slurp(old), want);
+
+    /* a pack value that is not 0 or 1, or 0 without a micro-tile */
+    char text[2048];
+    snprintf(text, sizeof text, "%.*s,pack\n%s", (int)strlen(header) - 1, header,
+             "small,64,64,64,1,fp32,ascend910,OS,6,64,64,0,1,M,4096,900,sim,ok,1000,cycles,6x32,search,matmul,64x64x64,,2\n");
+    CHECK_STR(resume_text("pack-bad.csv", text), ":2: field 'pack' is not 0 or 1: '2'");
+    snprintf(text, sizeof text, "%.*s,pack\n%s", (int)strlen(header) - 1, header,
+             "tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2,,0\n");
+    CHECK_STR(resume_text("pack-npu.csv", text),
+              ":2: field 'pack' is 0 (no packing) for a config without a micro-tile");
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) {
@@ -920,6 +991,7 @@ int main(void)
     many();
     read_whole();
     before_ops();
+    pack_column();
     remove_tree(dir);
     return CHECK_DONE();
 }

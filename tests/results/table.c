@@ -226,6 +226,32 @@ static void round_trip(void)
         CHECK(rs_table_target(&tab, "host-custom") &&
               sp_target_same(rs_table_target(&tab, "host-custom"), &cpu, NULL, 0));
         CHECK_INT(tab.e[0].config.nr, 48);
+        CHECK_INT(tab.e[0].config.nopack, 0);
+        rs_table_free(&tab);
+    }
+    /* a table of packing configs only is written in format 5 (as before the
+     * no-pack family); one with a no-pack entry in format 6, with the pack
+     * column */
+    CHECK_PREFIX(slurp(at("host.csv")), "# npu-tune table 5 ");
+    spec small = make("small", 64, 64, 64, 1, SP_FP32, SP_OS, 6, 64, 64, 0, 1, SP_SPLIT_M, 2e-6);
+    small.target = "host-custom";
+    small.unit = "s";
+    small.c.config.mr = 6, small.c.config.nr = 32, small.c.config.nopack = 1;
+    rs_row two[] = {hr, row_of(&small)};
+    CHECK(rs_table_write(at("nopack.csv"), &hs, &cpu, two, 2, err, sizeof err));
+    const char *text = slurp(at("nopack.csv"));
+    CHECK_PREFIX(text, "# npu-tune table 6 ");
+    CHECK_HAS(text, "\nproblem,M,N,K,batch,dtype,target,strategy,m,n,k,double_buffer,cores,split,"
+                    "measured,unit,micro,verified,op,shape,pack\n"
+                    "sgemm,512,768,768,1,fp32,host-custom,WS,144,64,768,0,1,M,0.00123,s,8x48,1,"
+                    "matmul,512x768x768,1\n"
+                    "small,64,64,64,1,fp32,host-custom,OS,6,64,64,0,1,M,2e-06,s,6x32,1,matmul,"
+                    "64x64x64,0\n");
+    if (CHECK(rs_table_read(at("nopack.csv"), &tab, err, sizeof err))) {
+        CHECK_INT(tab.n, 2);
+        CHECK_INT(tab.e[0].config.nopack, 0);
+        CHECK_INT(tab.e[1].config.nopack, 1);
+        CHECK_INT(tab.e[1].config.mr, 6);
         rs_table_free(&tab);
     }
 
@@ -302,8 +328,8 @@ static void malformed(void)
     CHECK_STR(read_text(text), ":1: not an npu-tune table (no '# npu-tune table' line)");
     CHECK_STR(read_text(""), ":1: not an npu-tune table (no '# npu-tune table' line)");
     CHECK_STR(read_text("# npu-tune tablet 1\n"), ":1: not an npu-tune table (no '# npu-tune table' line)");
-    snprintf(text, sizeof text, "# npu-tune table 6 version=9.0\n%s%s", header, row);
-    CHECK_STR(read_text(text), ":1: table format 6 is not supported (this build reads 1 to 5)");
+    snprintf(text, sizeof text, "# npu-tune table 7 version=9.0\n%s%s", header, row);
+    CHECK_STR(read_text(text), ":1: table format 7 is not supported (this build reads 1 to 6)");
     snprintf(text, sizeof text, "# npu-tune table 2 version=0.1.0 oops\n%s%s", header3, row);
     CHECK_STR(read_text(text), ":1: 'oops' in the signature is not key=value");
     snprintf(text, sizeof text, "%sproblem,M,N,K,batch,dtype,target,strategy,m,n,k,cores,split,measured,unit\n%s",
