@@ -38,6 +38,7 @@ space {
   double_buffer = { false, true },
   cores         = cores == 1 and { 1 } or { 1, 2 },
   split         = cores == 1 and { "M" } or { "M", "N", "MN" },
+  pack          = { true, false },  -- the no-pack family where packing costs more than it saves
   constraint    = function(c) return c.m >= 48 or c.M < 48 end,
 }
 
