@@ -246,10 +246,13 @@ static double alias_rows(const sp_cpu *u, int64_t mr, int64_t stride)
  *    FMAs only while B's rows are at most 2 KiB apart, the longest stride
  *    the cores' stride prefetchers follow (Intel's optimization manual);
  *    further apart, each k step waits for its lines. When the rows are a
- *    multiple of 4 KiB apart, a tile's K rows also fall in the same L1 (and
- *    few L2) sets: then every row of tiles reads B from where B lives.
+ *    multiple of an L1d way (4 KiB when l1_ways is not known) apart, a
+ *    tile's K rows also fall in the same L1 (and few L2) sets: then every
+ *    row of tiles reads B from where B lives.
  *  - A: each column block reads all of A from where A lives (a tile row's
- *    mr x K rows then stay in L1 across the block's tiles), overlapped.
+ *    mr x K rows then stay in L1 across the block's tiles), overlapped; its
+ *    rows that their L1d set cannot hold cost alias_stall a k step, as in
+ *    the packing family.
  *  - C: each tile loads and stores its C tile, as in the packing family. */
 static void model_nopack(const sp_ctx *x, const sp_config *c, sp_figures *f)
 {
@@ -267,9 +270,12 @@ static void model_nopack(const sp_ctx *x, const sp_config *c, sp_figures *f)
     double fmas = (double)mr * vecs / u->fma_units;
     double nload = (double)mr * col_tiles + vecs;
     double loads = nload / u->load_ports;
-    double compute = row_tiles * (double)K * ((fmas > loads ? fmas : loads) + u->load_stall * nload);
+    double a_alias = alias_rows(u, mr, K * 4) * u->alias_stall * col_tiles;
+    double compute =
+        row_tiles * (double)K * ((fmas > loads ? fmas : loads) + u->load_stall * nload + a_alias);
     double b_bytes = (double)K * p->N * 4.0;
-    bool alias = p->N * 4 % 4096 == 0, strided = p->N * 4 > 2048;
+    int64_t period = u->l1_ways > 0 ? u->cache[SP_CL1] / u->l1_ways : 4096; /* an L1d way */
+    bool alias = p->N * 4 % period == 0, strided = p->N * 4 > 2048;
     double b_far = inv_bw_of(t, b_bytes, 1);
     double b_near = alias ? b_far : inv_bw_of(t, 2.0 * (double)K * nc * 4.0, 1);
     double b_time = b_bytes * ((double)nI * b_far + (row_tiles - (double)nI) * b_near);

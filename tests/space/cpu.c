@@ -567,6 +567,14 @@ static void cycles(void)
               1 * 0.5 * 3072.0 * 28 * 24);
     CHECK_DBL(model(&w, &aliased, a8).est_cycles, model(&t, &aliased, a8).est_cycles);
     CHECK_DBL(model(&w, &spread, a14).est_cycles, model(&t, &spread, a14).est_cycles);
+    /* the no-pack family reads A in place too: the same rows over, a k step
+     * of each of its 24 x 24 tiles */
+    sp_config n14 = cpu_cfg(SP_OS, 336, 768, 3072, 0, 1, SP_SPLIT_M, 14, 32);
+    n14.nopack = 1;
+    CHECK_DBL(model(&w, &aliased, n14).est_cycles - model(&t, &aliased, n14).est_cycles,
+              3 * 0.5 * 3072.0 * 24 * 24);
+    n14.k = 3000;
+    CHECK_DBL(model(&w, &spread, n14).est_cycles, model(&t, &spread, n14).est_cycles);
     /* widened bf16 rows are padded apart (sp_cpu_row_floats): no aliasing */
     sp_problem wide = fx_problem(336, 768, 3072, 1, SP_BF16);
     CHECK_DBL(model(&w, &wide, a14).est_cycles, model(&t, &wide, a14).est_cycles);
