@@ -26,9 +26,12 @@ mkdir -p "$work/ref-src" "$work/ref" "$work/new" "$work/obj"
 git -C "$src" archive "$rev" | tar -x -C "$work/ref-src"
 cmake -S "$work/ref-src" -B "$work/ref-build" -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$work/ref-build.log"
 cmake --build "$work/ref-build" --target codegen space >> "$work/ref-build.log"
+# (revisions with the base library link it after space, which needs it)
+base=()
+[ ! -f "$work/ref-build/base/libbase.a" ] || base=("$work/ref-build/base/libbase.a")
 $cc -std=c11 -O1 -I"$work/ref-src/codegen" -I"$work/ref-src/space" "$src/tests/codegen/cpu_emit.c" \
-    "$work/ref-build/codegen/libcodegen.a" "$work/ref-build/space/libspace.a" -fopenmp -lm \
-    -o "$work/ref-emit"
+    "$work/ref-build/codegen/libcodegen.a" "$work/ref-build/space/libspace.a" "${base[@]}" \
+    -fopenmp -lm -o "$work/ref-emit"
 "$work/ref-emit" "$work/ref" > "$work/ref.txt"
 "$emit" "$work/new" > "$work/new.txt"
 if ! diff -q "$work/ref.txt" "$work/new.txt" > /dev/null; then
