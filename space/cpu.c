@@ -216,7 +216,8 @@ static double alias_rows(const sp_cpu *u, int64_t mr, int64_t stride)
  *    the previous step), written at the L2 rate into the one slot, or at
  *    the rate of the level that holds them into the kept blocks.
  *  - A: fp32 is read in place (only a last, partial micro-panel of a block is
- *    copied); bf16 and fp16 are widened to fp32 once per call, a phase of
+ *    copied, or every one when A's rows are a multiple of
+ *    SP_CPU_ALIAS_FLOATS apart); bf16 and fp16 are widened to fp32 once per call, a phase of
  *    its own, in bands of whole row blocks of SP_CPU_AWIDE_BYTES (B packed
  *    again per band). Each step streams its A block, which the hardware
  *    prefetchers overlap with the FMAs, as they do the B panels from L2.
@@ -226,7 +227,7 @@ static double alias_rows(const sp_cpu *u, int64_t mr, int64_t stride)
  *    with fewer FMAs per load run slower); a narrow last tile runs a
  *    narrower kernel; each call loads and stores its C tile. Rows of the A
  *    micro-panel that their L1d set cannot hold (alias_rows) cost
- *    alias_stall cycles each per k step.
+ *    alias_stall cycles each per k step (none when the panels are copied).
  *  - double buffering issues one prefetch per line of the next step's new
  *    blocks: a cycle each and prefetch_stall cycles more (what it hides, the
  *    prefetchers already hide on the machines measured; what it costs beyond
@@ -270,7 +271,11 @@ static void model_nopack(const sp_ctx *x, const sp_config *c, sp_figures *f)
     double fmas = (double)mr * vecs / u->fma_units;
     double nload = (double)mr * col_tiles + vecs;
     double loads = nload / u->load_ports;
-    double a_alias = alias_rows(u, mr, K * 4) * u->alias_stall * col_tiles;
+    /* A's rows a multiple of SP_CPU_ALIAS_FLOATS apart: each row of tiles
+     * reads a copy of its rows (once per column block), which no set holds
+     * too many of */
+    bool a_copied = K % SP_CPU_ALIAS_FLOATS == 0;
+    double a_alias = a_copied ? 0 : alias_rows(u, mr, K * 4) * u->alias_stall * col_tiles;
     double compute =
         row_tiles * (double)K * ((fmas > loads ? fmas : loads) + u->load_stall * nload + a_alias);
     double b_bytes = (double)K * p->N * 4.0;
@@ -287,13 +292,14 @@ static void model_nopack(const sp_ctx *x, const sp_config *c, sp_figures *f)
     double c_inv = inv_bw_of(t, (double)mc * nc * 4.0, 1);
     double c_time = calls * ((double)(mr * nr) * 4.0 * 2.0 * c_inv + 16.0);
     double packed = (double)K * tail; /* the narrow last panel */
-    double pack = packed * (4.0 * b_far + 4.0 / u->bw_l2);
+    double copied = a_copied ? (double)M * K * (double)nJ : 0;
+    double pack = packed * (4.0 * b_far + 4.0 / u->bw_l2) + copied * 8.0 / u->bw_l2;
     double batch = (double)p->batch;
-    f->load_elems = packed * batch;
+    f->load_elems = (packed + copied) * batch;
     f->store_elems = (double)M * p->N * batch;
     for (int i = 0; i < SP_NPATH; i++)
         f->bytes[i] = 0;
-    f->core_load_elems = packed * batch;
+    f->core_load_elems = (packed + copied) * batch;
     f->est_cycles = (overlap + c_time + pack) * batch;
     f->buffer_use = (double)(sp_cpu_need(c, SP_CL1) + sp_cpu_need(c, SP_CL2));
     f->grid_m = 1;
@@ -335,8 +341,10 @@ void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figure
     /* WS: the B block stays while A streams; IS, OS: it changes at every step */
     b = revisits && !keep ? b_once * nI : b_once * bands;
     /* fp32: blocks are whole micro-panels but the last, whose Mt % mr rows
-     * are copied at every step; bf16, fp16: all of A widened once */
-    double a = widen ? a_once : (double)(Mt % mr) * K * nJ;
+     * are copied at every step (all rows when they alias in L1d:
+     * SP_CPU_ALIAS_FLOATS); bf16, fp16: all of A widened once */
+    bool a_copied = !widen && K % SP_CPU_ALIAS_FLOATS == 0;
+    double a = widen ? a_once : (double)(a_copied ? Mt : Mt % mr) * K * nJ;
     double a_in = widen ? 4.0 : in; /* bytes per element of the A the steps read */
     double a_foot = (double)p->M * K * a_in * (widen ? gn : 1); /* widened: a copy per column */
 
@@ -346,7 +354,8 @@ void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figure
     double fmas = (double)mr * vecs / u->fma_units;  /* per row of tiles, k step */
     double nload = (double)mr * col_tiles + vecs;     /* broadcasts, B vectors */
     double loads = nload / u->load_ports;
-    double alias = alias_rows(u, mr, (widen ? kw : K) * (int64_t)a_in) * u->alias_stall * col_tiles;
+    double alias = a_copied ? 0 : alias_rows(u, mr, (widen ? kw : K) * (int64_t)a_in) *
+                                      u->alias_stall * col_tiles;
     double compute =
         row_tiles * (double)K * ((fmas > loads ? fmas : loads) + u->load_stall * nload + alias);
     double calls = row_tiles * col_tiles * (double)nP;

@@ -39,6 +39,12 @@ typedef enum { SP_CL1, SP_CL2, SP_CL3, SP_NCACHE } sp_cache;
  * row blocks (B packed again per band). */
 #define SP_CPU_AWIDE_BYTES (32 << 20)
 
+/* A generated fp32 host kernel reads A in place, except where A's rows are a
+ * multiple of this many floats apart (4 KiB, an L1d way on x86: the rows of a
+ * micro-panel would share one L1d set): it copies each micro-panel to rows an
+ * odd number of cache lines apart before its tiles read it. */
+#define SP_CPU_ALIAS_FLOATS 1024
+
 /* A generated host kernel keeps its packed B blocks (IS and OS orders) only
  * when it meets each at least this many times (block rows of A); fewer
  * visits repack into one slot that stays in L2, which measured faster. */

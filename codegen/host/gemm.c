@@ -137,9 +137,9 @@ static unsigned char *NT_(scratch)(int slot, size_t bytes, int *temp)
     return aligned_alloc(64, bytes);
 }
 
-/* Copies the rows x kc part of A (row stride lda) that a last, partial
- * micro-panel covers into dst (row stride KS), rows past it zero. Whole
- * panels are read from A in place. */
+/* Copies the rows x kc part of A (row stride lda) that a micro-panel covers
+ * into dst (row stride KS), rows past it zero: a last, partial panel, and
+ * every panel of an A whose rows alias in L1d (ALIAS). */
 static void NT_(pack_a)(const float *A, ptrdiff_t lda, int rows, int kc, float *dst)
 {
     for (int r = 0; r < NT_(MR); r++)
@@ -279,8 +279,9 @@ static void NT_(naive)(int M, int N, int K, const NT_(in) *A, ptrdiff_t lda, con
 /* C block (mc x nc) = beta C block + A block (fp32, row stride lda; ta: its
  * transpose) . packed B block by micro-tiles, a row of tiles at a time (beta
  * 0: C is not read; 1: accumulate). A micro-panels are read in place, except
- * a last, partial one, copied (zero-padded) into ae, and all of a transposed
- * A's. With double buffering, after each tile a share of the regions the
+ * a last, partial one, copied (zero-padded) into ae, all of a transposed A's,
+ * and all of an A whose rows are a multiple of ALIAS floats apart (they would
+ * share one L1d set; ae's rows are KS apart, an odd number of lines). With double buffering, after each tile a share of the regions the
  * next step reads (pf[0..npf)) is prefetched into L2, spread so that memory
  * works while the FMAs do. */
 static void NT_(macro)(int mc, int nc, int kc, const float *A, ptrdiff_t lda, int ta,
@@ -298,7 +299,7 @@ static void NT_(macro)(int mc, int nc, int kc, const float *A, ptrdiff_t lda, in
         ptrdiff_t la = NT_(KS);
         if (ta)
             NT_(pack_at)(A + (ptrdiff_t)ir * NT_(MR), lda, rows, kc, ae);
-        else if (rows < NT_(MR))
+        else if (rows < NT_(MR) || lda % NT_(ALIAS) == 0)
             NT_(pack_a)(A + (ptrdiff_t)ir * NT_(MR) * lda, lda, rows, kc, ae);
         else
             a = A + (ptrdiff_t)ir * NT_(MR) * lda, la = lda;
@@ -448,27 +449,42 @@ static int NT_(blocks)(int M, int N, int K, const float *A, ptrdiff_t lda, const
  * (lda) . B (ldb) + beta C, neither transposed, by MC x NC blocks of C, in each
  * a row of MR x NR tiles at a time, every tile over all of K with A and B read
  * in place (NT_(dkr)). A last, partial row of tiles, and any alpha and beta but
- * 1 and 0 or 1, go through a scratch tile (beta = 0 never reads C). */
+ * 1 and 0 or 1, go through a scratch tile (beta = 0 never reads C). When A's
+ * rows are a multiple of ALIAS floats apart (they would share one L1d set),
+ * each row of tiles reads a copy of its rows instead, an odd number of cache
+ * lines apart (if the copy's memory cannot be had, A in place). */
 static void NT_(direct)(int M, int N, int K, const float *A, ptrdiff_t lda, const float *B,
                         ptrdiff_t ldb, float *C, ptrdiff_t ldc, const NT_(op) *o)
 {
     float alpha = o->alpha, beta = o->beta;
     int plain = alpha == 1.0f && (beta == 0.0f || beta == 1.0f), acc = beta != 0.0f;
-    int mc = NT_(mc)(M), nc = NT_(NC) < N ? NT_(NC) : N;
+    int mc = NT_(mc)(M), nc = NT_(NC) < N ? NT_(NC) : N, temp = 0;
+    ptrdiff_t kw = ((ptrdiff_t)K + 15) / 16 * 16, la = lda;
+    if (kw / 16 % 2 == 0)
+        kw += 16;
+    float *ac = NULL;
+    if (lda % NT_(ALIAS) == 0 &&
+        (ac = (float *)(void *)NT_(scratch)(1, (size_t)NT_(MR) * (size_t)kw * sizeof(float), &temp)))
+        la = kw;
     for (int i0 = 0; i0 < M; i0 += mc)
         for (int j0 = 0; j0 < N; j0 += nc) {
             int i1 = M - i0 < mc ? M : i0 + mc, j1 = N - j0 < nc ? N : j0 + nc;
             for (int i = i0; i < i1; i += NT_(MR)) {
                 int rows = i1 - i < NT_(MR) ? i1 - i : NT_(MR);
                 const float *a = A + (ptrdiff_t)i * lda;
+                if (ac) {
+                    for (int r = 0; r < rows; r++)
+                        memcpy(ac + r * kw, a + r * lda, sizeof(float) * (size_t)K);
+                    a = ac;
+                }
                 for (int j = j0; j < j1; j += NT_(NR)) {
                     float *c = C + (ptrdiff_t)i * ldc + j;
                     if (plain && rows == NT_(MR)) {
-                        NT_(dkr)(K, a, lda, rows, B + j, ldb, c, ldc, acc);
+                        NT_(dkr)(K, a, la, rows, B + j, ldb, c, ldc, acc);
                         continue;
                     }
                     _Alignas(64) float t[NT_(MR) * NT_(NR)];
-                    NT_(dkr)(K, a, lda, rows, B + j, ldb, t, NT_(NR), 0);
+                    NT_(dkr)(K, a, la, rows, B + j, ldb, t, NT_(NR), 0);
                     for (int r = 0; r < rows; r++)
                         for (int q = 0; q < NT_(NR); q++) {
                             float *y = c + (ptrdiff_t)r * ldc + q, v = alpha * t[r * NT_(NR) + q];
@@ -477,6 +493,8 @@ static void NT_(direct)(int M, int N, int K, const float *A, ptrdiff_t lda, cons
                 }
             }
         }
+    if (temp)
+        free(ac);
 }
 #endif
 

@@ -454,26 +454,27 @@ static void volumes(void)
 
     /* Past the budget (64 x 4096 x 4096: 16 x 16 blocks of 256 x 256, 64 MiB
      * packed) one block buffer is repacked whenever the block changes: IS
-     * and OS once per row block (nI = 2), WS once. */
+     * and OS once per row block (nI = 2), WS once. A's rows, 4096 floats
+     * apart, alias in L1d: all of A is copied too, once per column block. */
     sp_problem big = fx_problem(64, 4096, 4096, 1, SP_FP32);
-    const double Bb = 4096.0 * 4096;
+    const double Bb = 4096.0 * 4096, Ac = 64.0 * 4096 * 16;
     CHECK_DBL(model(&t, &big, cpu_cfg(SP_IS, 32, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems,
-              2 * Bb);
+              2 * Bb + Ac);
     CHECK_DBL(model(&t, &big, cpu_cfg(SP_OS, 32, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems,
-              2 * Bb);
+              2 * Bb + Ac);
     CHECK_DBL(model(&t, &big, cpu_cfg(SP_WS, 32, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems,
-              Bb);
+              Bb + Ac);
     /* Half as wide, the packed B is 32 MiB, exactly the budget: with nI = 4
      * row blocks (SP_CPU_BCACHE_VISITS or more) every block is kept, so IS
      * packs B once; with nI = 2 the one slot is repacked per row block. */
     sp_problem fits = fx_problem(64, 2048, 4096, 1, SP_FP32);
     CHECK(SP_CPU_BCACHE_VISITS > 2 && SP_CPU_BCACHE_VISITS <= 4);
     CHECK_DBL(model(&t, &fits, cpu_cfg(SP_IS, 16, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems,
-              2048.0 * 4096);
+              2048.0 * 4096 + Ac / 2);
     CHECK_DBL(model(&t, &fits, cpu_cfg(SP_OS, 16, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems,
-              2048.0 * 4096);
+              2048.0 * 4096 + Ac / 2);
     CHECK_DBL(model(&t, &fits, cpu_cfg(SP_IS, 32, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems,
-              2 * 2048.0 * 4096);
+              2 * 2048.0 * 4096 + Ac / 2);
 
     /* Two threads split M: each has Mt = ceil(10 / 2) * 4 = 20 rows and
      * packs all of B: with mc = 8 (nI = 3 row blocks) once, Sigma = 2B, the
@@ -548,35 +549,50 @@ static void cycles(void)
     CHECK_DBL(s12 - model(&t, &cube, c12).est_cycles, 384.0 * 32 * (12 * 12 + 24) * 0.25);
     CHECK(s6 < s12);
 
-    /* A rows 3072 floats (12 KiB) apart fall in one set of a 12-way 48 KiB
-     * L1d (4 KiB a way): the 14 rows of a 14x32 tile leave 3 over the 11
-     * ways the B and C streams leave, 12x32 one, 8x48 none; at 3000 floats
-     * (11.7 KiB) the rows spread over the sets. Each row over costs
-     * alias_stall cycles a k step of each tile (24 x 24 of 14x32, 28 x 24 of 12x32). */
-    sp_problem aliased = fx_problem(336, 768, 3072, 1, SP_FP32);
-    sp_problem spread = fx_problem(336, 768, 3000, 1, SP_FP32);
+    /* A rows 1536 floats (6 KiB) apart fall in one set of an 8-way 16 KiB
+     * L1d (2 KiB a way): the 14 rows of a 14x32 tile leave 7 over the 7 ways
+     * the B and C streams leave, 12x32 5, 8x48 one; 1540 floats apart, the
+     * rows spread over the sets. Each row over costs alias_stall cycles a k
+     * step of each tile (24 x 24 of 14x32, 28 x 24 of 12x32, 42 x 16 of 8x48). */
+    sp_problem aliased = fx_problem(336, 768, 1536, 1, SP_FP32);
+    sp_problem spread = fx_problem(336, 768, 1540, 1, SP_FP32);
     sp_config a14 = cpu_cfg(SP_IS, 336, 768, 64, 0, 1, SP_SPLIT_M, 14, 32);
     sp_config a12 = cpu_cfg(SP_IS, 336, 768, 64, 0, 1, SP_SPLIT_M, 12, 32);
     sp_config a8 = cpu_cfg(SP_IS, 336, 768, 64, 0, 1, SP_SPLIT_M, 8, 48);
     sp_target w = t;
-    w.cpu.l1_ways = 12;
+    w.cpu.cache[SP_CL1] = 16 * KiB;
+    w.cpu.l1_ways = 8;
     w.cpu.alias_stall = 0.5;
     CHECK_DBL(model(&w, &aliased, a14).est_cycles - model(&t, &aliased, a14).est_cycles,
-              3 * 0.5 * 3072.0 * 24 * 24);
+              7 * 0.5 * 1536.0 * 24 * 24);
     CHECK_DBL(model(&w, &aliased, a12).est_cycles - model(&t, &aliased, a12).est_cycles,
-              1 * 0.5 * 3072.0 * 28 * 24);
-    CHECK_DBL(model(&w, &aliased, a8).est_cycles, model(&t, &aliased, a8).est_cycles);
+              5 * 0.5 * 1536.0 * 28 * 24);
+    CHECK_DBL(model(&w, &aliased, a8).est_cycles - model(&t, &aliased, a8).est_cycles,
+              1 * 0.5 * 1536.0 * 42 * 16);
     CHECK_DBL(model(&w, &spread, a14).est_cycles, model(&t, &spread, a14).est_cycles);
-    /* the no-pack family reads A in place too: the same rows over, a k step
-     * of each of its 24 x 24 tiles */
-    sp_config n14 = cpu_cfg(SP_OS, 336, 768, 3072, 0, 1, SP_SPLIT_M, 14, 32);
+    /* the no-pack family reads A in place too: the same rows over */
+    sp_config n14 = cpu_cfg(SP_OS, 336, 768, 1536, 0, 1, SP_SPLIT_M, 14, 32);
     n14.nopack = 1;
     CHECK_DBL(model(&w, &aliased, n14).est_cycles - model(&t, &aliased, n14).est_cycles,
-              3 * 0.5 * 3072.0 * 24 * 24);
-    n14.k = 3000;
+              7 * 0.5 * 1536.0 * 24 * 24);
+    n14.k = 1540;
     CHECK_DBL(model(&w, &spread, n14).est_cycles, model(&t, &spread, n14).est_cycles);
+    /* Rows a multiple of SP_CPU_ALIAS_FLOATS apart (3072 floats, 12 KiB) are
+     * copied by the kernels, both families: no row is charged, and the copies
+     * (all of A, once per column block: nJ = 1 here) count in Sigma. */
+    sp_problem copied = fx_problem(336, 768, 3072, 1, SP_FP32);
+    w.cpu.cache[SP_CL1] = 48 * KiB;
+    w.cpu.l1_ways = 12;
+    CHECK_DBL(model(&w, &copied, a14).est_cycles, model(&t, &copied, a14).est_cycles);
+    CHECK_DBL(model(&t, &copied, a14).load_elems, 336.0 * 3072 + 3072.0 * 768);
+    CHECK_DBL(model(&t, &spread, a14).load_elems, 1540.0 * 768);
+    n14.k = 3072;
+    CHECK_DBL(model(&w, &copied, n14).est_cycles, model(&t, &copied, n14).est_cycles);
+    CHECK_DBL(model(&t, &copied, n14).load_elems, 336.0 * 3072);
     /* widened bf16 rows are padded apart (sp_cpu_row_floats): no aliasing */
-    sp_problem wide = fx_problem(336, 768, 3072, 1, SP_BF16);
+    sp_problem wide = fx_problem(336, 768, 1536, 1, SP_BF16);
+    w.cpu.cache[SP_CL1] = 16 * KiB;
+    w.cpu.l1_ways = 8;
     CHECK_DBL(model(&w, &wide, a14).est_cycles, model(&t, &wide, a14).est_cycles);
 
     /* prefetch_stall: each prefetched line of double buffering costs it on
