@@ -217,6 +217,8 @@ static bool text(const where *w, rs_field f, const char *s, char *out, size_t si
 {
     if (!*s)
         return fail(w, "field '%s' is empty", names[f]);
+    if (!bs_csv_safe(s)) /* what no row written holds: a resumed journal could not go on */
+        return fail(w, "field '%s' has a quote or a line break", names[f]);
     if (strlen(s) >= size)
         return fail(w, "field '%s' is longer than %zu characters", names[f], size - 1);
     if (out)

@@ -436,6 +436,9 @@ static void malformed(void)
         {"tiny,100,50,40,2,fp16,ascend910,OS,32,2097152,16,1,1,M,46080,1234,sim,ok,1234,cycles,,search,matmul,100x50x40 b2,\n",
          ":3: field 'n' is out of range: '2097152'"},
         {"\n", ":3: empty line"},
+        /* what no row written holds (the next append would fail) */
+        {"tiny,100,50,40,2,fp16,ascend910,OS,32,32,16,1,1,M,46080,1234,sim,ok,1234,cyc\rles,,search,matmul,100x50x40 b2,\n",
+         ":3: field 'unit' has a quote or a line break"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         snprintf(text, sizeof text, "%s%s%s%s", header, row, bad[i].row, row);
