@@ -181,6 +181,13 @@ static double vectors_of(int64_t dim, int64_t nr, int64_t w)
     return (double)(dim / nr * nv + last);
 }
 
+/* Bytes of one way of L1d (rows this far apart share a set); 4096, x86's,
+ * when the ways are not known. */
+static int64_t l1_way_bytes(const sp_cpu *u)
+{
+    return u->l1_ways > 0 ? u->cache[SP_CL1] / u->l1_ways : 4096;
+}
+
 /* Rows of an A micro-panel of mr rows `stride` bytes apart, read in place,
  * that their L1d sets cannot hold. L1d has l1_ways ways of `period` bytes
  * (its size over its ways), and a line's set is its address within a way;
@@ -192,7 +199,7 @@ static double alias_rows(const sp_cpu *u, int64_t mr, int64_t stride)
     enum { LINE = 64, SETS_MAX = 4096 };
     if (u->l1_ways < 1 || !(u->alias_stall > 0) || mr < 1)
         return 0;
-    int64_t period = u->cache[SP_CL1] / u->l1_ways, nsets = period / LINE;
+    int64_t period = l1_way_bytes(u), nsets = period / LINE;
     if (nsets < 1 || nsets > SETS_MAX)
         return 0;
     unsigned char rows[SETS_MAX] = {0};
@@ -279,8 +286,7 @@ static void model_nopack(const sp_ctx *x, const sp_config *c, sp_figures *f)
     double compute =
         row_tiles * (double)K * ((fmas > loads ? fmas : loads) + u->load_stall * nload + a_alias);
     double b_bytes = (double)K * p->N * 4.0;
-    int64_t period = u->l1_ways > 0 ? u->cache[SP_CL1] / u->l1_ways : 4096; /* an L1d way */
-    bool alias = p->N * 4 % period == 0, strided = p->N * 4 > 2048;
+    bool alias = p->N * 4 % l1_way_bytes(u) == 0, strided = p->N * 4 > 2048;
     double b_far = inv_bw_of(t, b_bytes, 1);
     double b_near = alias ? b_far : inv_bw_of(t, 2.0 * (double)K * nc * 4.0, 1);
     double b_time = b_bytes * ((double)nI * b_far + (row_tiles - (double)nI) * b_near);

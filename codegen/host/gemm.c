@@ -439,6 +439,17 @@ static int NT_(blocks)(int M, int N, int K, const float *A, ptrdiff_t lda, const
     return 1;
 }
 
+/* The row stride, in floats, of a copy of rows of K floats: K rounded up to
+ * whole cache lines, made an odd number of them (as KS for kc), so that the
+ * copied rows fall in distinct L1d sets. */
+#if NT_DTYPE != NT_FP32 || defined(NT_NOPACK) /* the kernels that copy whole rows */
+static size_t NT_(row_floats)(int K)
+{
+    size_t kw = ((size_t)K + 15) / 16 * 16;
+    return kw / 16 % 2 ? kw : kw + 16;
+}
+#endif
+
 /* ---- a thread's share of C from the caller's A: fp32 A is read in place, bf16 and
  * fp16 A is widened to fp32 once per call (in bands of whole row blocks when it would
  * take more than AWIDE bytes) ---- */
@@ -459,9 +470,7 @@ static void NT_(direct)(int M, int N, int K, const float *A, ptrdiff_t lda, cons
     float alpha = o->alpha, beta = o->beta;
     int plain = alpha == 1.0f && (beta == 0.0f || beta == 1.0f), acc = beta != 0.0f;
     int mc = NT_(mc)(M), nc = NT_(NC) < N ? NT_(NC) : N, temp = 0;
-    ptrdiff_t kw = ((ptrdiff_t)K + 15) / 16 * 16, la = lda;
-    if (kw / 16 % 2 == 0)
-        kw += 16;
+    ptrdiff_t kw = (ptrdiff_t)NT_(row_floats)(K), la = lda;
     float *ac = NULL;
     if (lda % NT_(ALIAS) == 0 &&
         (ac = (float *)(void *)NT_(scratch)(1, (size_t)NT_(MR) * (size_t)kw * sizeof(float), &temp)))
@@ -533,9 +542,7 @@ static void NT_(part)(int M, int N, int K, const NT_(in) *A, ptrdiff_t lda, cons
         NT_(naive)(M, N, 0, A, lda, B, ldb, C, ldc, o);
         return;
     }
-    size_t kw = ((size_t)K + 15) / 16 * 16; /* as KS for kc: an odd number of lines */
-    if (kw / 16 % 2 == 0)
-        kw += 16;
+    size_t kw = NT_(row_floats)(K);
     int mc = NT_(mc)(M);
     size_t fit = (size_t)NT_(AWIDE) / sizeof(float) / kw / (size_t)mc * (size_t)mc;
     int band = fit < (size_t)mc ? mc : fit < (size_t)M ? (int)fit : M;
