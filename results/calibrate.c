@@ -82,7 +82,16 @@ typedef struct {
     size_t p;
     bool seconds;
     double *lo, *hi;            /* each log figure's reach */
+    double *mid;                /* each log figure's start: its prior's centre */
+    double prior;               /* the prior's sd (0: none): then p residuals x - mid
+                                 * follow the n rows' */
 } problem;
+
+/* Residuals of pb: its rows', then (with a prior) one per figure. */
+static size_t nres(const problem *pb)
+{
+    return pb->n + (pb->prior > 0 ? pb->p : 0);
+}
 
 /* The start with the figures exp(x[j]), x kept within reach. */
 static void target_at(const problem *pb, const gsl_vector *x, sp_target *t)
@@ -120,6 +129,9 @@ static int residuals(const gsl_vector *x, void *ctx, gsl_vector *f)
             return GSL_EDOM;
         gsl_vector_set(f, i, r);
     }
+    if (pb->prior > 0)
+        for (size_t j = 0; j < pb->p; j++)
+            gsl_vector_set(f, pb->n + j, gsl_vector_get(x, j) - pb->mid[j]);
     return GSL_SUCCESS;
 }
 
@@ -326,14 +338,14 @@ static void drop(problem *pb, int *field, const size_t *idx, size_t k, int *kept
     pb->p = p;
 }
 
-/* The weighted sum of squared residuals at x, and the number of rows. */
-static double cost_at(const problem *pb, const gsl_vector *x, const gsl_vector *wts)
+/* The weighted sum of squared residuals at x: the rows' (rows_only), or all. */
+static double cost_at(const problem *pb, const gsl_vector *x, const gsl_vector *wts, bool rows_only)
 {
-    gsl_vector *f = gsl_vector_alloc(pb->n);
+    gsl_vector *f = gsl_vector_alloc(nres(pb));
     double c = NAN;
     if (f && residuals(x, (void *)pb, f) == GSL_SUCCESS) {
         c = 0;
-        for (size_t i = 0; i < pb->n; i++)
+        for (size_t i = 0; i < (rows_only ? pb->n : nres(pb)); i++)
             c += gsl_vector_get(wts, i) * gsl_vector_get(f, i) * gsl_vector_get(f, i);
     }
     if (f)
@@ -361,15 +373,15 @@ typedef enum { RUN_OK, RUN_FAILED, RUN_AGAIN } run_status;
 
 /* One fit of pb's figures from the start; RUN_AGAIN when figures were
  * dropped (auto mode) and the fit must start over with the rest. */
-static run_status run(problem *pb, int *field, const gsl_vector *wts, double wsum, bool chosen,
-                      size_t iterations, rs_fit *out, char *err, size_t errlen)
+static run_status run(problem *pb, int *field, const gsl_vector *rows_wts, double wsum,
+                      bool chosen, size_t iterations, rs_fit *out, char *err, size_t errlen)
 {
-    size_t n = pb->n, p = pb->p;
-    gsl_vector *x = gsl_vector_alloc(p);
+    size_t n = pb->n, p = pb->p, nr = nres(pb);
+    gsl_vector *x = gsl_vector_alloc(p), *wts = gsl_vector_alloc(nr);
     gsl_matrix *cov = gsl_matrix_alloc(p, p);
     gsl_multifit_nlinear_parameters par = gsl_multifit_nlinear_default_parameters();
     gsl_multifit_nlinear_workspace *w =
-        x && cov ? gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &par, n, p) : NULL;
+        x && wts && cov ? gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &par, nr, p) : NULL;
     run_status st = RUN_FAILED;
     char names[512];
     size_t bad[RS_FIT_MAX], nbad, dep[RS_FIT_MAX], ndep;
@@ -377,14 +389,20 @@ static run_status run(problem *pb, int *field, const gsl_vector *wts, double wsu
         snprintf(err, errlen, "out of memory");
         goto done;
     }
+    /* A prior weighs as (RS_FIT_NOISE / sd)^2 of an average row: a row's
+     * log residual of sd RS_FIT_NOISE against a log figure of sd `prior`. */
+    double wprior = pb->prior > 0 ? wsum / (double)n * pow(RS_FIT_NOISE / pb->prior, 2) : 0;
+    for (size_t i = 0; i < nr; i++)
+        gsl_vector_set(wts, i, i < n ? gsl_vector_get(rows_wts, i) : wprior);
     for (size_t j = 0; j < p; j++) {
         double v = *figure_of((sp_target *)pb->start, field[j]);
         double s = log(v > 0 ? v : FLOOR);
         gsl_vector_set(x, j, s);
+        pb->mid[j] = s;
         pb->lo[j] = s - log(REACH);
         pb->hi[j] = s + log(REACH);
     }
-    gsl_multifit_nlinear_fdf fdf = {.f = residuals, .n = n, .p = p, .params = pb};
+    gsl_multifit_nlinear_fdf fdf = {.f = residuals, .n = nr, .p = p, .params = pb};
     int status = gsl_multifit_nlinear_winit(x, wts, &fdf, w);
     if (status != GSL_SUCCESS) {
         snprintf(err, errlen, "the model has no finite estimate at the start figures (%s)",
@@ -414,7 +432,7 @@ static run_status run(problem *pb, int *field, const gsl_vector *wts, double wsu
         st = RUN_AGAIN;
         goto done;
     }
-    out->rms_before = sqrt(cost_at(pb, x, wts) / wsum);
+    out->rms_before = sqrt(cost_at(pb, x, wts, true) / wsum);
     int info;
     status = gsl_multifit_nlinear_driver(iterations, 1e-8, 1e-8, 0.0, NULL, NULL, &info, w);
     out->iterations = gsl_multifit_nlinear_niter(w);
@@ -454,8 +472,8 @@ static run_status run(problem *pb, int *field, const gsl_vector *wts, double wsu
         st = RUN_AGAIN;
         goto done;
     }
-    double chisq = cost_at(pb, sol, wts);
-    out->rms_after = sqrt(chisq / wsum);
+    out->rms_after = sqrt(cost_at(pb, sol, wts, true) / wsum);
+    double chisq = cost_at(pb, sol, wts, false); /* with the prior's share */
     if (gsl_multifit_nlinear_covar(J, 0.0, cov) != GSL_SUCCESS) {
         snprintf(err, errlen, "the fit's covariance is singular");
         goto done;
@@ -497,6 +515,7 @@ static run_status run(problem *pb, int *field, const gsl_vector *wts, double wsu
 done:
     if (w) gsl_multifit_nlinear_free(w);
     if (x) gsl_vector_free(x);
+    if (wts) gsl_vector_free(wts);
     if (cov) gsl_matrix_free(cov);
     return st;
 }
@@ -543,6 +562,10 @@ bool rs_calibrate(const sp_target *start, const rs_entry *rows, size_t n, const 
         snprintf(err, errlen, "the share held out must be from 0 to below 1, not %g", o->holdout);
         return false;
     }
+    if (!(o->prior >= 0 && o->prior <= 100)) {
+        snprintf(err, errlen, "the prior's sd must be from 0 (none) to 100, not %g", o->prior);
+        return false;
+    }
     const char *unit = rows[0].unit;
     for (size_t i = 0; i < n; i++)
         if (strcmp(rows[i].unit, unit) != 0 || strcmp(rows[i].status, "ok") != 0 ||
@@ -560,8 +583,8 @@ bool rs_calibrate(const sp_target *start, const rs_entry *rows, size_t n, const 
     const rs_entry **fit = malloc(n * sizeof *fit);
     bool *held = malloc(n * sizeof *held);
     gsl_vector *wts = gsl_vector_alloc(n);
-    double lo[RS_FIT_MAX], hi[RS_FIT_MAX];
-    pb.lo = lo, pb.hi = hi;
+    double lo[RS_FIT_MAX], hi[RS_FIT_MAX], mid[RS_FIT_MAX];
+    pb.lo = lo, pb.hi = hi, pb.mid = mid, pb.prior = o->prior;
     bool ok = row && fit && held && wts;
     if (!ok)
         snprintf(err, errlen, "out of memory");

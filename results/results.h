@@ -287,6 +287,9 @@ enum {
     RS_FIT_ITERATIONS = 100,    /* the fit's iterations unless told */
     RS_FIT_ROWS_PER_FIGURE = 2, /* rows fitted per figure fitted, at least */
 };
+/* The sd of a row's log(estimate/measured) that a prior is weighed against:
+ * measurement noise and the model's own error, as on the host. */
+#define RS_FIT_NOISE 0.03
 
 /* What rs_calibrate fits and how. */
 typedef struct {
@@ -298,6 +301,10 @@ typedef struct {
     bool by_shape;             /* hold out whole shapes (at least one) */
     unsigned long seed;        /* which: a gsl mt19937 seeded with it */
     size_t iterations;         /* at most (0: RS_FIT_ITERATIONS) */
+    double prior;              /* > 0: each figure's prior is log-normal around its start
+                                * with this sd (of the natural log), against rows whose
+                                * log residuals scatter by RS_FIT_NOISE: the fit is the
+                                * posterior's mode, which few rows move little; 0: none */
 } rs_fit_opts;
 
 /* One fitted figure: where it started, where it ended, its 95% interval. */

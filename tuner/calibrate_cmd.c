@@ -17,7 +17,7 @@
 static const char usage_text[] =
     "usage: npu-tune calibrate JOURNAL.csv... [-o TARGET.lua] [--target T] [--name NAME]\n"
     "                          [--fit FIGURE,...] [--holdout F] [--holdout-shapes]\n"
-    "                          [--seed S] [--iterations N]\n"
+    "                          [--seed S] [--iterations N] [--prior SD]\n"
     "  fits the model's rates and latencies to the journals' ok measurements (one target\n"
     "  and backend) and prints each figure with its 95% interval and the model's accuracy\n"
     "  on held-out rows before and after; -o writes the fitted target for `target \"FILE\"`\n"
@@ -31,7 +31,11 @@ static const char usage_text[] =
     "                     judged on the fitted rows)\n"
     "  --holdout-shapes   hold out that share of whole shapes instead of rows\n"
     "  --seed S           which rows or shapes are held out (default 1)\n"
-    "  --iterations N     the fit's iterations at most (default 100)\n";
+    "  --iterations N     the fit's iterations at most (default 100)\n"
+    "  --prior SD         hold each figure near its start: a log-normal prior of this sd\n"
+    "                     (of the natural log; 0.5: a factor of 1.65), weighed against rows\n"
+    "                     that scatter by 3%; few rows then move the figures little (a run's\n"
+    "                     tune { calibrate = true } refits with 0.5; default 0: none)\n";
 
 static int usage(const char *why) { return tn_usage("calibrate", usage_text, why); }
 
@@ -197,7 +201,8 @@ int tn_calibrate(int argc, char **argv)
         {"name", required_argument, 0, 'n'},   {"fit", required_argument, 0, 'f'},
         {"holdout", required_argument, 0, 'H'}, {"holdout-shapes", no_argument, 0, 'S'},
         {"seed", required_argument, 0, 's'},   {"iterations", required_argument, 0, 'i'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+        {"prior", required_argument, 0, 'p'},  {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     rs_fit_opts fo = {.holdout = 0.25, .seed = 1};
     const char *output = NULL, *target = NULL, *name = NULL, *fields[RS_FIT_MAX];
     char why[256], *end;
@@ -215,13 +220,19 @@ int tn_calibrate(int argc, char **argv)
             fo.fields = fields;
             break;
         case 'H':
+        case 'p': {
             errno = 0;
-            fo.holdout = strtod(optarg, &end);
-            if (errno || *end || end == optarg || !(fo.holdout >= 0 && fo.holdout < 1)) {
-                snprintf(why, sizeof why, "--holdout '%s' must be a share from 0 to below 1", optarg);
+            double v = strtod(optarg, &end);
+            bool bad = errno || *end || end == optarg ||
+                       !(o == 'H' ? v >= 0 && v < 1 : v >= 0 && v <= 100);
+            if (bad) {
+                snprintf(why, sizeof why, "%s '%s' must be %s", o == 'H' ? "--holdout" : "--prior",
+                         optarg, o == 'H' ? "a share from 0 to below 1" : "an sd from 0 to 100");
                 return usage(why);
             }
+            *(o == 'H' ? &fo.holdout : &fo.prior) = v;
             break;
+        }
         case 'S': fo.by_shape = true; break;
         case 's':
         case 'i': {

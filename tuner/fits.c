@@ -217,7 +217,7 @@ bool tn_fits_batch(tn_fits *f, size_t problem, size_t told, const sp_problem *p,
     if (f->nrows < f->need || (f->fitted_rows && f->nrows < f->fitted_rows + grown))
         return true;
     f->fitted_rows = f->nrows;
-    rs_fit_opts o = {.holdout = 0};
+    rs_fit_opts o = {.holdout = 0, .prior = TN_REFIT_PRIOR};
     rs_fit *fit = malloc(sizeof *fit);
     char why[512];
     if (!fit) {

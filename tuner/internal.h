@@ -23,6 +23,11 @@
  * hardly delays the next step. */
 #define TN_BATCH_BLIND 4096
 
+/* The prior's sd (rs_fit_opts.prior) of the refits during a run: a run's
+ * first rows are few and alike (the model's own top picks), and unheld they
+ * drove a host target's clock to 21 GHz and its load_stall to 5 cycles. */
+#define TN_REFIT_PRIOR 0.5
+
 typedef struct tn_fits tn_fits;
 
 /* The other ranks of an MPI job, as rank 0 sees them (workers.h). */

@@ -70,6 +70,11 @@ same "rows reordered (past the line naming the journal)" "$(tail -n +2 "$work/c.
 cp "$work/c1.lua" "$work/c.lua"
 run 0 calibrate j.csv --holdout-shapes --holdout 0.5 --seed 3
 has "whole shapes" "$out" "held out 80 (whole shapes)"
+# a tight prior holds every figure within 1% of its start
+run 0 calibrate j.csv --prior 0.001
+same "prior: figures at their start" "$(awk '/^  figure/ { on = 1; next } on && NF == 6 && $2 > 0 {
+    r = $3 / $2; if (r < 0.99 || r > 1.01) print $1 }' <<<"$out")" ""
+has "prior: figures fitted" "$out" "95% interval"
 # from the calibrated target: its signature is not the journal's, so only by --target
 run 0 calibrate j.csv --target c.lua --name again -o d.lua
 has "named" "$out" "wrote target again to d.lua"
@@ -113,6 +118,8 @@ refused 2 "no journal" "a JOURNAL.csv is required" -o out.lua
 refused 2 "holdout 1" "--holdout '1' must be a share from 0 to below 1" j.csv --holdout 1 -o out.lua
 refused 2 "holdout nan" "--holdout 'nan' must be a share" j.csv --holdout nan -o out.lua
 refused 2 "shapes of none" "--holdout-shapes needs a share above 0" j.csv --holdout-shapes --holdout 0 -o out.lua
+refused 2 "prior -1" "--prior '-1' must be an sd from 0 to 100" j.csv --prior -1 -o out.lua
+refused 2 "prior inf" "--prior 'inf' must be an sd from 0 to 100" j.csv --prior inf -o out.lua
 refused 2 "iterations 0" "--iterations '0' must be an integer from 1 to 100000" j.csv --iterations 0 -o out.lua
 refused 2 "seed -1" "--seed '-1' must be a non-negative integer" j.csv --seed -1 -o out.lua
 refused 2 "bad name" "--name must be 1 to 40 characters" j.csv --name 'a b' -o out.lua

@@ -180,6 +180,45 @@ static void npu(gsl_rng *rng)
 
 /* CPU rows in seconds: the clock and the cache rates, fork_join and
  * load_stall from 0. */
+/* Where a fit starts figure f: its start, or 1 for a start of 0. */
+static double origin(const rs_fit_figure *f)
+{
+    return f->start > 0 ? f->start : 1.0;
+}
+
+/* The squared log distance of a fit's figures from where they started. */
+static double moved_by(const rs_fit *fit)
+{
+    double d = 0;
+    for (size_t j = 0; j < fit->nfig; j++)
+        d += pow(log(fit->fig[j].value / origin(&fit->fig[j])), 2);
+    return d;
+}
+
+/* A prior holds the figures near their starts: the tighter, the nearer (a
+ * sd of 1e-4: within 1%), never nearer the truth than no prior (`free`),
+ * every interval around its figure; a bad sd is refused. */
+static void prior(const sp_target *start, const rs_entry *rows, size_t n, const rs_fit *free)
+{
+    rs_fit loose, tight;
+    rs_fit_opts o = {.holdout = 0.2, .seed = 3, .prior = 0.5};
+    fits(start, rows, n, &o, &loose);
+    o.prior = 1e-4;
+    fits(start, rows, n, &o, &tight);
+    CHECK(moved_by(&tight) < moved_by(&loose) && moved_by(&loose) < moved_by(free));
+    CHECK(free->rms_after <= loose.rms_after && loose.rms_after < tight.rms_after);
+    for (size_t j = 0; j < tight.nfig; j++) {
+        const rs_fit_figure *f = &tight.fig[j];
+        CHECK(fabs(f->value / origin(f) - 1) < 0.01);
+        CHECK(f->lo <= f->value && f->value <= f->hi);
+    }
+    for (double bad = -1; bad <= 1000; bad += 1001) {
+        o.prior = bad;
+        CHECK(!rs_calibrate(start, rows, n, &o, &tight, err, sizeof err));
+        CHECK_HAS(err, "the prior's sd must be from 0 (none) to 100");
+    }
+}
+
 static void cpu(gsl_rng *rng)
 {
     sp_target start = fx_box(), truth = start;
@@ -212,6 +251,7 @@ static void cpu(gsl_rng *rng)
     const char *const moved[] = {"clock_mhz", "bandwidth.l2", "bandwidth.l3", "bandwidth.mem",
                                  "fork_join", "load_stall", NULL};
     recovered(&fit, truth, moved);
+    prior(&start, rows, n, &fit);
     /* rows in seconds are estimated at the target's clock */
     sp_figures f;
     sp_model(&start, &rows[0].problem, &rows[0].config, &f);
