@@ -13,7 +13,7 @@
 #include "results.h"
 #include "script.h"
 
-enum { MAXRUNS = 8 };
+enum { MAXRUNS = 8, MAXROUNDS = 8 };
 
 /* The goals of issue 24 for the host. */
 #define GOAL_SPEARMAN 0.85
@@ -21,9 +21,11 @@ enum { MAXRUNS = 8 };
 #define GOAL_PICK_SHARE 0.80
 #define WITHIN 0.02
 
+/* A search's runs, one per round. */
 typedef struct {
-    const char *label, *path;
-    rs_cache *cache;
+    const char *label;
+    rs_cache *cache[MAXROUNDS];
+    int rounds;
 } run;
 
 static void fail(const char *what)
@@ -125,8 +127,8 @@ static double best_of(const rs_cache *cache, const rs_entry *p)
 }
 
 /* How many of problem p's search rows of cache, in the order measured, it
- * took until one was within WITHIN of goal (0: never); *all: the rows. */
-static size_t reach(const rs_cache *cache, const rs_entry *p, double goal, size_t *all)
+ * took until one was within WITHIN of goal (INFINITY: never); *all: the rows. */
+static double reach(const rs_cache *cache, const rs_entry *p, double goal, size_t *all)
 {
     size_t k = 0, at = 0;
     for (size_t i = 0; i < rs_cache_size(cache); i++) {
@@ -138,84 +140,169 @@ static size_t reach(const rs_cache *cache, const rs_entry *p, double goal, size_
             at = k;
     }
     *all = k;
-    return at;
+    return at ? (double)at : INFINITY;
 }
 
-/* The search runs side by side: per shape of the first, the measurements
- * each took to come within WITHIN of its own final best and of the best any
- * run or the sample measured. */
-static void searches(const run *runs, int nruns, const rs_cache *sample)
+/* The median of v[0..n) (sorted in place; INFINITY counts as the largest). */
+static double median(double *v, size_t n)
+{
+    if (n == 0)
+        return NAN;
+    gsl_sort(v, 1, n);
+    return gsl_stats_median_from_sorted_data(v, 1, n);
+}
+
+/* "12" or "12.5", "-" for INFINITY. */
+static const char *count_text(double v, char *buf, size_t len)
+{
+    if (!isfinite(v))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.*f", v == floor(v) ? 0 : 1, v);
+    return buf;
+}
+
+/* The search runs: each label's rounds (runs[l].cache[0..rounds)), the
+ * labels of one round run back to back. Per shape of the first label's
+ * first round and per label, the medians over the rounds of: the
+ * measurements to within WITHIN of the run's own final best, of the best of
+ * its round (any label's: measured minutes apart, not across the drift of
+ * the machine between rounds), and the run's best over its round's best. */
+static void searches(const run *runs, int nruns)
 {
     printf("\nThe model search: measurements until within %.0f%% of the run's own final best / of\n"
-           "the best measured of the shape by any run or the sample (-: never), and the run's\n"
-           "best over that best\n\n",
-           100 * WITHIN);
+           "the best any run of its round measured (-: never), and the run's best over that\n"
+           "best; each the median over %d rounds\n\n",
+           100 * WITHIN, runs[0].rounds);
     printf("%-16s", "shape");
-    for (int r = 0; r < nruns; r++)
-        printf(" %22s", runs[r].label);
+    for (int l = 0; l < nruns; l++)
+        printf(" %22s", runs[l].label);
     printf("\n");
-    double own[MAXRUNS][64], any[MAXRUNS][64];
-    size_t shapes = 0;
-    const rs_cache *first = runs[0].cache;
-    for (size_t i = 0; i < rs_cache_size(first); i++) {
+    enum { MAXCELLS = 64 * MAXROUNDS };
+    double own[MAXRUNS][MAXCELLS], any[MAXRUNS][MAXCELLS];
+    size_t cells = 0;
+    const rs_cache *first = runs[0].cache[0];
+    for (size_t i = 0; i < rs_cache_size(first) && cells + MAXROUNDS <= MAXCELLS; i++) {
         const rs_entry *p = rs_cache_entry(first, i);
         bool seen = false;
         for (size_t j = 0; j < i && !seen; j++)
             seen = same_problem(rs_cache_entry(first, j), p);
-        if (seen || shapes == 64)
+        if (seen)
             continue;
-        shapes++;
-        double ref = sample ? best_of(sample, p) : INFINITY;
-        for (int r = 0; r < nruns; r++) {
-            double b = best_of(runs[r].cache, p);
-            ref = b < ref ? b : ref;
-        }
         char shape[SP_SHAPE_MAX];
         sp_problem_shape(&p->problem, shape, sizeof shape);
         printf("%-16s", shape);
-        for (int r = 0; r < nruns; r++) {
-            size_t all, a = reach(runs[r].cache, p, best_of(runs[r].cache, p), &all);
-            size_t b = reach(runs[r].cache, p, ref, &all);
-            char cell[64], bs[24] = "-";
-            if (b)
-                snprintf(bs, sizeof bs, "%zu", b);
-            snprintf(cell, sizeof cell, "%zu/%s of %zu, %.3f", a, bs, all,
-                     best_of(runs[r].cache, p) / ref);
+        for (int l = 0; l < nruns; l++) {
+            double a[MAXROUNDS], b[MAXROUNDS], ratio[MAXROUNDS];
+            size_t all = 0;
+            for (int r = 0; r < runs[l].rounds; r++) {
+                double ref = INFINITY;
+                for (int o = 0; o < nruns; o++)
+                    if (r < runs[o].rounds && best_of(runs[o].cache[r], p) < ref)
+                        ref = best_of(runs[o].cache[r], p);
+                const rs_cache *c = runs[l].cache[r];
+                own[l][cells + (size_t)r] = a[r] = reach(c, p, best_of(c, p), &all);
+                any[l][cells + (size_t)r] = b[r] = reach(c, p, ref, &all);
+                ratio[r] = best_of(c, p) / ref;
+            }
+            size_t n = (size_t)runs[l].rounds;
+            char cell[64], x[16], y[16];
+            snprintf(cell, sizeof cell, "%s/%s of %zu, %.3f", count_text(median(a, n), x, sizeof x),
+                     count_text(median(b, n), y, sizeof y), all, median(ratio, n));
             printf(" %22s", cell);
-            own[r][shapes - 1] = a ? (double)a : INFINITY;
-            any[r][shapes - 1] = b ? (double)b : INFINITY;
         }
         printf("\n");
+        cells += (size_t)runs[0].rounds;
     }
-    printf("\nmedian over the shapes of the measurements to within %.0f%% (own best / any run's "
-           "best; -: most never got there), against %s's\n", 100 * WITHIN, runs[0].label);
+    printf("\nmedian over the shapes and rounds of the measurements to within %.0f%% (own best / "
+           "its round's best; -: most never got there), against %s's\n", 100 * WITHIN, runs[0].label);
     double base[2] = {NAN, NAN};
-    for (int r = 0; r < nruns; r++) {
-        double med[2];
+    for (int l = 0; l < nruns; l++) {
         char text[2][48];
-        double *v[2] = {own[r], any[r]};
+        double *v[2] = {own[l], any[l]};
         for (int k = 0; k < 2; k++) {
-            gsl_sort(v[k], 1, shapes);
-            med[k] = shapes ? gsl_stats_median_from_sorted_data(v[k], 1, shapes) : NAN;
-            if (r == 0)
-                base[k] = med[k];
-            if (isfinite(med[k]))
-                snprintf(text[k], sizeof text[k], "%5.1f (%.2fx)", med[k], med[k] / base[k]);
+            double med = median(v[k], cells);
+            if (l == 0)
+                base[k] = med;
+            if (isfinite(med))
+                snprintf(text[k], sizeof text[k], "%5.1f (%.2fx)", med, med / base[k]);
             else
                 snprintf(text[k], sizeof text[k], "%5s", "-");
         }
-        printf("  %-22s %s / %s\n", runs[r].label, text[0], text[1]);
+        printf("  %-22s %s / %s\n", runs[l].label, text[0], text[1]);
     }
+}
+
+/* The sample against itself: for each shape, its configs measured again
+ * (AGAIN.csv, the same random configs in a later run), the Spearman of the
+ * two measurements and the median |log| of their ratio: the ranking no
+ * model can beat with measurements this noisy. */
+static void retest(const rs_cache *sample, const rs_cache *again)
+{
+    size_t n = rs_cache_size(sample);
+    double *x = malloc((n ? n : 1) * sizeof *x), *y = malloc((n ? n : 1) * sizeof *y),
+           *d = malloc((n ? n : 1) * sizeof *d), *work = malloc((2 * n + 1) * sizeof *work);
+    if (!x || !y || !d || !work)
+        fail("out of memory");
+    printf("\nThe measurement against itself: each shape's configs measured again in a later run;\n"
+           "spearman of the two measurements (what a perfect model would score against either),\n"
+           "the median |log| of their ratio, and the median of the ratio (the drift)\n\n");
+    printf("%-16s %5s %12s %10s %8s\n", "shape", "pairs", "rho_retest", "med_|log|", "drift");
+    size_t good = 0, shapes = 0;
+    for (size_t i = 0; i < n; i++) {
+        const rs_entry *p = rs_cache_entry(sample, i);
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = same_problem(rs_cache_entry(sample, j), p);
+        if (seen)
+            continue;
+        size_t k = 0;
+        for (size_t j = i; j < n; j++) {
+            const rs_entry *e = rs_cache_entry(sample, j);
+            if (!same_problem(e, p) || strcmp(e->status, "ok") != 0 || strcmp(e->round, "search") != 0)
+                continue;
+            for (size_t m = 0; m < rs_cache_size(again); m++) {
+                const rs_entry *f = rs_cache_entry(again, m);
+                if (same_problem(f, e) && strcmp(f->status, "ok") == 0 &&
+                    strcmp(f->round, "search") == 0 &&
+                    memcmp(&f->config, &e->config, sizeof e->config) == 0) {
+                    x[k] = e->measured, y[k] = f->measured;
+                    d[k] = fabs(log(f->measured / e->measured));
+                    k++;
+                    break;
+                }
+            }
+        }
+        if (k < 3)
+            continue;
+        shapes++;
+        double rho = gsl_stats_spearman(x, 1, y, 1, k, work);
+        for (size_t j = 0; j < k; j++)
+            work[j] = y[j] / x[j];
+        double drift = median(work, k);
+        good += rho >= GOAL_SPEARMAN;
+        char shape[SP_SHAPE_MAX];
+        sp_problem_shape(&p->problem, shape, sizeof shape);
+        printf("%-16s %5zu %12.3f %9.1f%% %8.3f\n", shape, k, rho, 100 * median(d, k), drift);
+    }
+    printf("\nthe measurement against itself: spearman >= %.2f on %zu of %zu shapes\n",
+           GOAL_SPEARMAN, good, shapes);
+    free(x), free(y), free(d), free(work);
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 4) {
+    bool again = argc > 4 && strcmp(argv[3], "--retest") == 0;
+    int first_run = again ? 5 : 3;
+    if (argc <= first_run) {
         fprintf(stderr,
-                "usage: bench_host_calibration CALIBRATED.lua SAMPLE.csv LABEL=SEARCH.csv...\n"
+                "usage: bench_host_calibration CALIBRATED.lua SAMPLE.csv [--retest AGAIN.csv]\n"
+                "                              LABEL=SEARCH.csv[,SEARCH.csv...]...\n"
                 "  SAMPLE.csv: random host configs of shapes the fit did not see, estimated on\n"
-                "  target \"host\" and on CALIBRATED.lua; each SEARCH.csv a model search of some\n"
-                "  of them, the first the one the others are compared with\n");
+                "  target \"host\" and on CALIBRATED.lua; AGAIN.csv: the same configs measured\n"
+                "  again; each LABEL's SEARCH.csv a model search of some of them per round (the\n"
+                "  labels of a round run back to back), the first label the one the others are\n"
+                "  compared with\n");
         return 2;
     }
     gsl_set_error_handler_off();
@@ -226,30 +313,43 @@ int main(int argc, char **argv)
     hs_target(&h, &t[0]); /* target "host": this machine's, as a run detects it */
     if (!ls_builtin_target(argv[1], &t[1], err, sizeof err))
         fail(err);
-    rs_cache *sample;
-    if (!rs_journal_read(argv[2], true, &sample, err, sizeof err))
+    rs_cache *sample, *second = NULL;
+    if (!rs_journal_read(argv[2], true, &sample, err, sizeof err) ||
+        (again && !rs_journal_read(argv[4], true, &second, err, sizeof err)))
         fail(err);
     const char *const name[] = {"default figures:", "calibrated figures:"};
     ranking(sample, t, name);
+    if (second)
+        retest(sample, second);
 
     run runs[MAXRUNS];
     int nruns = 0;
-    for (int i = 3; i < argc; i++) {
-        const char *eq = strchr(argv[i], '=');
+    for (int i = first_run; i < argc; i++) {
+        char *eq = strchr(argv[i], '=');
         if (!eq || eq == argv[i] || nruns == MAXRUNS) {
-            fprintf(stderr, "bench_host_calibration: '%s': expected LABEL=SEARCH.csv (at most %d)\n",
-                    argv[i], MAXRUNS);
+            fprintf(stderr, "bench_host_calibration: '%s': expected LABEL=SEARCH.csv[,...] (at "
+                    "most %d labels)\n", argv[i], MAXRUNS);
             return 2;
         }
-        runs[nruns] = (run){.label = argv[i], .path = eq + 1};
-        argv[i][eq - argv[i]] = '\0';
-        if (!rs_journal_read(runs[nruns].path, true, &runs[nruns].cache, err, sizeof err))
-            fail(err);
-        nruns++;
+        *eq = '\0';
+        run *r = &runs[nruns++];
+        *r = (run){.label = argv[i]};
+        for (char *path = strtok(eq + 1, ","); path; path = strtok(NULL, ",")) {
+            if (r->rounds == MAXROUNDS)
+                fail("too many rounds");
+            if (!rs_journal_read(path, true, &r->cache[r->rounds], err, sizeof err))
+                fail(err);
+            r->rounds++;
+        }
+        if (r->rounds == 0 || r->rounds != runs[0].rounds)
+            fail("every label needs as many journals (rounds) as the first");
     }
-    searches(runs, nruns, sample);
-    for (int r = 0; r < nruns; r++)
-        rs_cache_free(runs[r].cache);
+    searches(runs, nruns);
+    for (int l = 0; l < nruns; l++)
+        for (int r = 0; r < runs[l].rounds; r++)
+            rs_cache_free(runs[l].cache[r]);
     rs_cache_free(sample);
+    if (second)
+        rs_cache_free(second);
     return 0;
 }

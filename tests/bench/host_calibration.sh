@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
 # host_calibration.sh — the host model calibrated on some shapes, judged on others: samples
 # SAMPLE uniformly random one-thread configs of each shape of both sets (measured on the
-# host), fits the model's figures to the first set (npu-tune calibrate), then has
+# host), fits the model's figures to the first set (npu-tune calibrate), measures the
+# sample of the two largest judged shapes again (the ranking the noise allows), then has
 # bench_host_calibration rank the second set's sample with the default and the fitted figures
 # and compare model searches of BUDGET measurements (today's: default figures; refitting
-# during the run; the fitted figures) on a few shapes of the second set.
-# Usage: host_calibration.sh NPU_TUNE BENCH_HOST_CALIBRATION SOURCE_DIR [OUT_DIR [SAMPLE [BUDGET]]]
+# during the run; the fitted figures) on a few shapes of the second set, in ROUNDS rounds
+# (each round runs the three back to back, in an order that turns from round to round).
+# Usage: host_calibration.sh NPU_TUNE BENCH_HOST_CALIBRATION SOURCE_DIR [OUT_DIR [SAMPLE [BUDGET [ROUNDS]]]]
 set -euo pipefail
 if [ $# -lt 3 ]; then
-    echo "usage: host_calibration.sh NPU_TUNE BENCH_HOST_CALIBRATION SOURCE_DIR [OUT_DIR [SAMPLE [BUDGET]]]" >&2
+    echo "usage: host_calibration.sh NPU_TUNE BENCH_HOST_CALIBRATION SOURCE_DIR [OUT_DIR [SAMPLE [BUDGET [ROUNDS]]]]" >&2
     exit 2
 fi
-tune=$1 bench=$2 src=$3 out=${4:-results} sample=${5:-150} budget=${6:-48}
+tune=$1 bench=$2 src=$3 out=${4:-results} sample=${5:-150} budget=${6:-48} rounds=${7:-2}
 # fitted on: BERT, ResNet-50's im2col of a 3x3 conv at 56x56, odd sizes
 fit=512x768x768,3136x64x576,300x500x700
 # judged on: BERT's FFN, ResNet's im2col at 28x28, small, odd sizes with tails
 test=512x768x3072,512x3072x768,784x128x1152,128x128x128,200x1000x64,777x333x129
+again=512x768x3072,512x3072x768 # the first of $test: the random search seeds by the index
 search=512x3072x768,784x128x1152,200x1000x64
 script=$src/tests/bench/host_sample.lua
 
@@ -31,11 +34,18 @@ step() { # NAME SHAPES SEARCH BUDGET CALIBRATE TARGET
 mkdir -p "$out"
 step fit "$fit" random "$sample" 0 host
 step sample "$test" random "$sample" 0 host
+step sample-again "$again" random "$sample" 0 host
 echo "fitted on $fit ($sample random configs each), judged on $test"
 "$tune" calibrate "$out/fit.csv" --holdout 0 -o "$out/calibrated.lua"
 echo
-step search-default "$search" model "$budget" 0 host
-step search-refit "$search" model "$budget" 1 host
-step search-calibrated "$search" model "$budget" 0 "$out/calibrated.lua"
-exec "$bench" "$out/calibrated.lua" "$out/sample.csv" "default=$out/search-default.csv" \
-    "refit=$out/search-refit.csv" "calibrated=$out/search-calibrated.csv"
+names=(default refit calibrated) calib=(0 1 0) targets=(host host "$out/calibrated.lua")
+declare -A runs
+for ((r = 1; r <= rounds; r++)); do
+    for ((i = 0; i < 3; i++)); do
+        v=$(( (i + r - 1) % 3 ))
+        step "search-${names[v]}-$r" "$search" model "$budget" "${calib[v]}" "${targets[v]}"
+        runs[$v]+="${runs[$v]:+,}$out/search-${names[v]}-$r.csv"
+    done
+done
+exec "$bench" "$out/calibrated.lua" "$out/sample.csv" --retest "$out/sample-again.csv" \
+    "default=${runs[0]}" "refit=${runs[1]}" "calibrated=${runs[2]}"

@@ -88,11 +88,14 @@ fits the model's figures to them with npu-tune calibrate, and measures 150 of ea
 other shapes (BERT's FFN, ResNet's im2col at 28x28, small, odd sizes with tails). rho is the
 Spearman correlation of estimate and measurement over a shape's sample, pick how much slower
 the model's first pick measured than the sample's best, with the default figures and the
-fitted ones. Then model searches of 48 measurements on three of those shapes: with the
-default figures and no refit (the search before calibration), refitting during the run
-(tune { calibrate = true }), and with the fitted figures; each cell is the measurements
-until within 2% of the run's own best / of the best any run or the sample measured, of the
-measurements made, and the run's best over that best."
+fitted ones. The two largest of those shapes are measured again, config for config: the
+Spearman of the two measurements is what a perfect model could score. Then model searches
+of 48 measurements on three of the shapes, in two rounds that each run three searches back
+to back: with the default figures and no refit (the search before calibration), refitting
+during the run (tune { calibrate = true }), and with the fitted figures; each cell is the
+measurements until within 2% of the run's own best / of the best any search of its round
+measured, of the measurements made, and the run's best over that best, medians of the
+rounds."
 [bench.mpi]="npu-tune under mpirun on this one machine (tests/bench/mpi_bench.sh; builds with MPI).
 The coordinator's ceiling: bench_coordinator hands out the candidates of a large space to
 2 workers that answer with the model backend (a microsecond: a no-op measurement) while
