@@ -1,5 +1,6 @@
 /* cache.c — the measurements of a resumed journal in an open-addressing hash
  * map keyed by (problem name, op, its dimensions, dtype, config): O(1) lookups. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,6 +117,13 @@ size_t rs_cache_size(const rs_cache *c)
 const rs_entry *rs_cache_entry(const rs_cache *c, size_t i)
 {
     return c && i < c->n ? &c->e[i] : NULL;
+}
+
+void rs_cache_apply_verdicts(rs_cache *c)
+{
+    for (size_t i = 0; c && i < c->n; i++)
+        if (c->e[i].verdict[0] && strcmp(c->e[i].verdict, "ok") != 0)
+            snprintf(c->e[i].status, sizeof c->e[i].status, "%s", c->e[i].verdict);
 }
 
 /* Frees the cache (NULL is fine). */

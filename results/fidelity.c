@@ -148,6 +148,7 @@ static bool gather(const char *path, size_t file, items *all, char *err, size_t 
     rs_cache *c;
     if (!rs_journal_read(path, true, &c, err, errlen))
         return false;
+    rs_cache_apply_verdicts(c);
     bool ok = true;
     for (size_t i = 0; ok && i < rs_cache_size(c); i++) {
         const rs_entry *e = rs_cache_entry(c, i);

@@ -281,18 +281,26 @@ static bool read_rows(const char *path, char *buf, size_t len, rules *r, rs_cach
         if (!rs_parse_row(line, &rs_journal_columns, r->ncols, &e, path, lineno, err, errlen) ||
             !check_row(path, &e, r, err, errlen))
             return false;
-        /* a later row replaces the one before, keeping its final's figure;
-         * with search_figures a final's row only adds its figure */
+        /* a later row replaces the one before, keeping its final's figure
+         * and its verification's status; with search_figures a final's or a
+         * verification's row only adds those; a final that failed replaces
+         * no ok row, and leaves no figure but its line (the final was held,
+         * and it took part) */
         const rs_entry *had = rs_cache_find(c, &e.problem, &e.config);
-        bool final = strcmp(e.round, "final") == 0;
+        bool final = strcmp(e.round, "final") == 0, verify = strcmp(e.round, "verify") == 0,
+             ok = strcmp(e.status, "ok") == 0;
         double figure = had ? had->final : NAN;
         long at = had ? had->final_line : 0;
-        if (final && strcmp(e.status, "ok") == 0)
-            figure = e.measured, at = e.line;
-        if (final && r->search_figures && had && strcmp(had->status, "ok") == 0)
-            e = *had; /* the search's figure stands */
+        char verdict[sizeof e.verdict];
+        snprintf(verdict, sizeof verdict, "%s", verify ? e.status : had ? had->verdict : "");
+        if (final)
+            figure = ok ? e.measured : NAN, at = e.line;
+        if (((final && (r->search_figures || !ok)) || (verify && r->search_figures)) && had &&
+            strcmp(had->status, "ok") == 0)
+            e = *had; /* the search's row stands */
         e.final = figure;
         e.final_line = at;
+        memcpy(e.verdict, verdict, sizeof verdict);
         if (!rs_cache_put(c, &e)) {
             snprintf(err, errlen, "%s:%ld: out of memory", path, lineno);
             return false;

@@ -48,9 +48,13 @@ typedef struct {
     double measured;   /* meaningful when status is "ok"; journal: the search's figure
                         * where a final measured the config again (rs_journal_read
                         * without search_figures: the final's) */
-    double final;      /* journal: the figure of its last ok final row (round "final"),
-                        * which a failed verification keeps; NaN if none; table: NaN */
-    long final_line;   /* journal: the line of that row (the finalists' order); 0 if none */
+    double final;      /* journal: the figure of its last final row (round "final") when
+                        * that was ok, which a failed verification keeps; NaN if none or
+                        * it failed; table: NaN */
+    long final_line;   /* journal: the line of its last final row, ok or not (the
+                        * finalists' order); 0 if none */
+    char verdict[16];  /* journal: the status of its last verify row ("" if none): with
+                        * search_figures it replaces no ok row but stands here */
     char unit[8];      /* "cycles" or "s" */
     char round[8];     /* journal: "search", "final" or "verify"; table: "" */
     int verified;      /* table: 1 checked against a reference, 0 not, -1 not known
@@ -71,6 +75,10 @@ const rs_entry *rs_cache_find(const rs_cache *c, const sp_problem *p, const sp_c
 size_t rs_cache_size(const rs_cache *c);
 /* Entry i (i < rs_cache_size) in the order its key was first seen. */
 const rs_entry *rs_cache_entry(const rs_cache *c, size_t i);
+/* Gives every entry whose verification failed (rs_entry.verdict) that
+ * status: a wrong kernel's figure is no measurement of its config, so the
+ * model is not judged or fitted against it. */
+void rs_cache_apply_verdicts(rs_cache *c);
 void rs_cache_free(rs_cache *c);
 
 typedef struct rs_journal rs_journal;
@@ -121,11 +129,13 @@ const char *rs_journal_unit(const rs_journal *j, long *line);
  * ok rows be of one unit ("PATH:LINE: ..."); a torn last line is dropped.
  * Each (problem, config) is kept once (a journal is of one target and
  * backend), with its last row (a failed verification replaces the ok
- * row); with search_figures, as a resumed run reads it, a final's
- * re-measurement does not replace the search's figure, so that every
- * config's figure comes from one protocol. Either way a final's figure is
- * also in rs_entry.final. *cache receives the rows; NULL with a one-line
- * reason otherwise. */
+ * row; a failed final does not); with search_figures, as a resumed run
+ * reads it, neither a final's re-measurement nor a verification replaces
+ * the search's row, so that every config's figure comes from one protocol
+ * and a replayed search hears what the search heard. Either way a final's
+ * figure is also in rs_entry.final, a verification's status in
+ * rs_entry.verdict. *cache receives the rows; NULL with a one-line reason
+ * otherwise. */
 bool rs_journal_read(const char *path, bool search_figures, rs_cache **cache, char *err,
                      size_t errlen);
 

@@ -51,6 +51,7 @@ static bool origin_of(const char *path, rs_cache **cache, origin *o, char *err, 
 {
     if (!rs_journal_read(path, true, cache, err, errlen))
         return false;
+    rs_cache_apply_verdicts(*cache);
     memset(o, 0, sizeof *o);
     o->path = path;
     for (size_t i = 0; i < rs_cache_size(*cache); i++) {

@@ -1,6 +1,7 @@
 /* final.c — who takes part in a shape's final (the search's fastest ok
- * measurements within a margin of the best, and the model's pick), and
- * whether its figures disagree with the search's beyond noise. */
+ * measurements within a margin of the best, and the model's pick), whether
+ * a journal holds it whole, and whether its figures disagree with the
+ * search's beyond noise. */
 #include "search.h"
 
 size_t tn_finalists(const double *value, const bool *ok, size_t n, size_t pick, size_t most,
@@ -33,6 +34,23 @@ size_t tn_finalists(const double *value, const bool *ok, size_t n, size_t pick, 
     if (!in)
         out[nf++] = pick;
     return nf < 2 ? 0 : nf;
+}
+
+bool tn_final_whole(const long *line, size_t n)
+{
+    long lo = 0, hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (line[i] <= 0)
+            return false;
+        for (size_t j = 0; j < i; j++)
+            if (line[j] == line[i])
+                return false;
+        if (i == 0 || line[i] < lo)
+            lo = line[i];
+        if (i == 0 || line[i] > hi)
+            hi = line[i];
+    }
+    return n > 0 && hi - lo == (long)n - 1;
 }
 
 size_t tn_drift(const double *search, const double *final, size_t n, double factor, double *ratio)

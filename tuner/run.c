@@ -264,30 +264,11 @@ static void config_text(const sp_config *c, char *out, size_t len)
  * choose the winner; the model's pick joins them when it measured ok, so the
  * summary's gap compares two figures of one final. Their final measurements
  * replace the search's and are journaled (round "final"); a finalist that
- * fails in it keeps its search measurement (with a warning) and takes no
- * part in the choice. */
+ * fails in it is journaled with its status, keeps its search measurement
+ * (with a warning) and takes no part in the choice. */
 static bool final_round(tn_session *r, plan *pl, char *err, size_t errlen)
 {
     if (!r->backend->final || best_ok(pl) < 0)
-        return true;
-    /* A resumed run that measured nothing new and whose journal holds this
-     * problem's final: its finalists stand with their final figures, in the
-     * order of their rows (the run's: of equal figures, the first wins), as
-     * in the run that held it (holding it again would choose among the
-     * figures of two finals). The search heard the search's figures (fetch). */
-    long line[TN_FINAL_MAX];
-    for (size_t i = 0; pl->resumed == pl->measured && i < pl->n && pl->nfin < TN_FINAL_MAX; i++) {
-        const rs_entry *e = rs_cache_find(r->cache, pl->p, &pl->cands[i].config);
-        if (!e || !isfinite(e->final) || pl->ms[i].status == MS_NSTATUS)
-            continue;
-        if (pl->ms[i].status == MS_OK) /* not when its verification failed */
-            pl->ms[i].value = e->final;
-        size_t at = pl->nfin++;
-        for (; at > 0 && line[at - 1] > e->final_line; at--)
-            pl->fin[at] = pl->fin[at - 1], line[at] = line[at - 1];
-        pl->fin[at] = i, line[at] = e->final_line;
-    }
-    if (pl->nfin)
         return true;
     double *value = malloc(sizeof *value * pl->n);
     bool *ok = malloc(sizeof *ok * pl->n);
@@ -303,6 +284,31 @@ static bool final_round(tn_session *r, plan *pl, char *err, size_t errlen)
     free(value), free(ok);
     if (nf == 0)
         return true;
+    /* A resumed run that measured nothing new, whose journal holds these
+     * finalists' final whole: they stand with its figures, in the order of
+     * its rows (of equal figures, the first wins), as in the run that held
+     * it. A final cut short by a kill, or one mixed from two finals, is held
+     * again. The search heard the search's figures (fetch). */
+    const rs_entry *had[TN_FINAL_MAX];
+    long line[TN_FINAL_MAX];
+    for (size_t k = 0; k < nf; k++) {
+        had[k] = rs_cache_find(r->cache, pl->p, &pl->cands[fin[k]].config);
+        line[k] = had[k] ? had[k]->final_line : 0;
+    }
+    if (pl->resumed == pl->measured && tn_final_whole(line, nf)) {
+        for (size_t k = 0; k < nf; k++) {
+            if (!isfinite(had[k]->final)) /* it failed in the final */
+                continue;
+            pl->ms[fin[k]].value = had[k]->final;
+            size_t at = pl->nfin++;
+            for (; at > 0 && line[pl->fin[at - 1]] > line[k]; at--)
+                pl->fin[at] = pl->fin[at - 1];
+            pl->fin[at] = k; /* an index into fin for now */
+        }
+        for (size_t q = 0; q < pl->nfin; q++)
+            pl->fin[q] = fin[pl->fin[q]];
+        return true;
+    }
     sp_candidate c[TN_FINAL_MAX];
     ms_measurement got[TN_FINAL_MAX];
     for (size_t k = 0; k < nf; k++)
@@ -323,6 +329,11 @@ static bool final_round(tn_session *r, plan *pl, char *err, size_t errlen)
                  ratio, after[d] > before[d] ? "slower" : "faster");
     }
     for (size_t k = 0; k < nf; k++) {
+        rs_row row = row_of(r->script, r->backend, pl, fin[k], "final", node);
+        row.status = ms_status_name(got[k].status);
+        row.measured = got[k].value;
+        if (!rs_journal_append(r->journal, &row, err, errlen))
+            return false;
         if (got[k].status != MS_OK) {
             config_text(&c[k].config, text, sizeof text);
             tn_error("warning: %s: finalist %s failed in the final (%s): %s; its search "
@@ -332,9 +343,6 @@ static bool final_round(tn_session *r, plan *pl, char *err, size_t errlen)
         }
         pl->ms[fin[k]] = got[k];
         pl->fin[pl->nfin++] = fin[k];
-        rs_row row = row_of(r->script, r->backend, pl, fin[k], "final", node);
-        if (!rs_journal_append(r->journal, &row, err, errlen))
-            return false;
     }
     return true;
 }
@@ -443,6 +451,16 @@ static bool tune_problem(tn_session *r, size_t pi, plan *pl, char *err, size_t e
         ok = final_round(r, pl, err, errlen);
     while (ok && (pl->best = best_ok(pl)) >= 0 && r->backend->verify && tu->verify) {
         ms_measurement *m = &pl->ms[pl->best];
+        /* a verification the journal holds failed stands (the search replayed
+         * what the search heard: an ok row); one that passed left no row */
+        const rs_entry *e = rs_cache_find(r->cache, pl->p, &pl->cands[pl->best].config);
+        if (e && e->verdict[0] && strcmp(e->verdict, "ok") != 0) {
+            m->status = status_of(e->verdict);
+            snprintf(m->detail, sizeof m->detail, "failed verification (%s) in the run this resumes",
+                     e->verdict);
+            pl->failed++;
+            continue;
+        }
         const char *node;
         tn_verify(r, pl->p, &pl->cands[pl->best], m, &node);
         if (m->status == MS_OK)

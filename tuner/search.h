@@ -61,6 +61,13 @@ bool tn_search_rerank(tn_search *s);
 size_t tn_finalists(const double *value, const bool *ok, size_t n, size_t pick, size_t most,
                     double margin, size_t *out);
 
+/* Whether line[0..n), the journal lines of a final's rows (one per
+ * finalist, 0: none), are one whole final's: every finalist has a row and
+ * the rows are consecutive (a final journals its rows one after another).
+ * Not so when a run was killed between them, or when they come from two
+ * finals (a rerun with a larger budget held another). */
+bool tn_final_whole(const long *line, size_t n);
+
 /* Where the machine's speed changed between the search and the final: the
  * index i < n whose final[i] / search[i] (or its inverse, whichever is
  * above 1) is largest and above `factor`, with that ratio in *ratio; else

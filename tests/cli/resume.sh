@@ -361,6 +361,34 @@ LUA
         if finish_run "$dir"; then ok; else bad "$what: resume failed: $(cat "$dir/err")"; fi
         check "$what" "$dir" "$ref"
     done
+
+    # A board whose OS kernels of m = 64 cheat (no mmad: fast, and a wrong C): the
+    # best fail their verification one after another until an honest one
+    # wins. Run again, the annealing search must hear what it heard (each
+    # cheat's time, not its verdict), so it asks nothing new; the journal's
+    # verdicts stand and only the winner is verified again.
+    dir=$work/cheat
+    mkdir -p "$dir/out"
+    cat >"$dir/r.lua" <<LUA
+target "ascend910"
+matmul { name = "r", shapes = { {256, 256, 256} } }
+space { strategy = { "IS", "WS", "OS" }, m = multiples(16, 64), n = multiples(16, 64),
+        k = multiples(16, 64), double_buffer = { false, true } }
+tune { measure = { command = "sh $work/stand-in.sh sh $(cd "$(dirname "$0")/.." && pwd)/board.sh cheat {kernel} {output} 'OS m=64'" },
+       search = "anneal", budget = 24, seed = 3, results = "out/r.csv", table = "out/r-table.csv" }
+LUA
+    export NPU_TUNE_BIN=$bin
+    if finish_run "$dir"; then ok; else bad "verify: cheats: run failed: $(cat "$dir/err")"; fi
+    if [ "$(grep -c ',verify,' "$dir/out/r.csv")" -ge 1 ]; then ok; else
+        bad "verify: cheats: no failed verification journaled: $(cat "$dir/err")"
+    fi
+    same "verify: cheats: the winner is honest" "$(tail -n 1 "$dir/out/r-table.csv" | cut -d, -f8,9 | grep -c '^OS,64$')" 0
+    cp "$dir/out/r.csv" "$dir/journal.csv"
+    cp "$dir/out/r-table.csv" "$dir/table.csv"
+    if finish_run "$dir"; then ok; else bad "verify: cheats: run again failed: $(cat "$dir/err")"; fi
+    same "verify: cheats: run again: board calls (the winner's verification)" "$(cat "$state/calls")" 1
+    same_file "verify: cheats: run again: the journal" "$dir/out/r.csv" "$dir/journal.csv"
+    same_file "verify: cheats: run again: the table" "$dir/out/r-table.csv" "$dir/table.csv"
 }
 
 # ---------------------------------------------------------------------------
@@ -433,6 +461,30 @@ SH
     same_file "final: run again: the journal" "$j" "$dir/journal.csv"
     sed 2d "$dir/out/r-table.csv" >"$dir/table-again.csv"
     same_file "final: run again: the table" "$dir/table-again.csv" "$dir/table.csv"
+
+    # killed between the final's two rows: the one left is no final; the
+    # resumed run holds the final again, both finalists side by side
+    sed -i '$d' "$j"
+    if finish_run "$dir" env CC="sh $work/cc.sh"; then ok; else bad "final: cut final: $(cat "$dir/err")"; fi
+    if [ "$(cat "$state/calls")" -gt 0 ]; then ok; else bad "final: cut final: held again: nothing compiled"; fi
+    same "final: cut final: rows" "$(tail -n +2 "$j" | cut -d, -f22 | tr '\n' ' ')" \
+        "search search final final final "
+    best=$(tail -n 2 "$j" | grep ',ok,' | sort -t, -k19,19g | head -n 1 | cut -d, -f19)
+    same "final: cut final: the table's figure is the new final's best" \
+        "$(tail -n +4 "$dir/out/r-table.csv" | cut -d, -f15)" "$best"
+
+    # a larger budget: one more search row and a final of its own; run again,
+    # that final stands alone, not mixed with the earlier one
+    sed -i 's/budget = 2,/budget = 3,/' "$dir/r.lua"
+    if finish_run "$dir" env CC="sh $work/cc.sh"; then ok; else bad "final: budget 3: $(cat "$dir/err")"; fi
+    same "final: budget 3: search rows" "$(grep -c ',search,' "$j")" 3
+    cp "$j" "$dir/journal.csv"
+    sed 2d "$dir/out/r-table.csv" >"$dir/table.csv"
+    if finish_run "$dir" env CC="sh $work/cc.sh"; then ok; else bad "final: budget 3 again: $(cat "$dir/err")"; fi
+    same "final: budget 3 again: kernels compiled" "$(cat "$state/calls")" 0
+    same_file "final: budget 3 again: the journal" "$j" "$dir/journal.csv"
+    sed 2d "$dir/out/r-table.csv" >"$dir/table-again.csv"
+    same_file "final: budget 3 again: the table" "$dir/table-again.csv" "$dir/table.csv"
 }
 
 # ---------------------------------------------------------------------------

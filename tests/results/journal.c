@@ -157,8 +157,10 @@ static void new_and_resume(void)
     }
     rs_cache_free(c);
 
-    /* A later row replaces the one before (a failed verification) and keeps
-     * the final's figure. */
+    /* A failed verification: a resumed run (search_figures) keeps the
+     * search's row, the final's figure and the verdict beside it; read to
+     * look at, the verification's row replaces the search's. A failed final
+     * replaces neither, and leaves its line without a figure. */
     rs_row failed = ok;
     failed.status = "wrong";
     failed.round = "verify";
@@ -170,12 +172,45 @@ static void new_and_resume(void)
     CHECK_INT(rs_cache_size(c), 2);
     e = rs_cache_find(c, &p, &c32.config);
     if (CHECK(e != NULL)) {
-        CHECK_STR(e->status, "wrong");
-        CHECK_STR(e->round, "verify");
+        CHECK_STR(e->status, "ok");
+        CHECK_STR(e->round, "search");
+        CHECK_DBL(e->measured, 1234.4);
+        CHECK_STR(e->verdict, "wrong");
         CHECK_DBL(e->final, 1.0 / 3.0);
         CHECK_INT(e->final_line, 4);
     }
+    e = rs_cache_find(c, &p, &c48.config);
+    if (CHECK(e != NULL))
+        CHECK_STR(e->verdict, "");
     rs_cache_free(c);
+    CHECK(rs_journal_read(path, false, &c, err, sizeof err));
+    if (CHECK((e = rs_cache_find(c, &p, &c32.config)) != NULL)) {
+        CHECK_STR(e->status, "wrong");
+        CHECK_STR(e->round, "verify");
+        CHECK_STR(e->verdict, "wrong");
+        CHECK_DBL(e->final, 1.0 / 3.0);
+    }
+    rs_cache_free(c);
+    sp_candidate c80 = candidate(80);
+    rs_row kept = ok, lost = ok;
+    kept.cand = lost.cand = &c80;
+    lost.status = "timeout";
+    lost.round = "final";
+    CHECK((j = rs_journal_open(path, &sig, &c, err, sizeof err)) != NULL);
+    rs_cache_free(c);
+    CHECK(j && rs_journal_append(j, &kept, err, sizeof err));
+    CHECK(j && rs_journal_append(j, &lost, err, sizeof err));
+    CHECK(rs_journal_close(j, err, sizeof err));
+    for (int figures = 0; figures < 2; figures++) {
+        CHECK(rs_journal_read(path, figures, &c, err, sizeof err));
+        if (CHECK((e = rs_cache_find(c, &p, &c80.config)) != NULL)) {
+            CHECK_STR(e->status, "ok");
+            CHECK_STR(e->round, "search");
+            CHECK(isnan(e->final));
+            CHECK_INT(e->final_line, 7);
+        }
+        rs_cache_free(c);
+    }
 
     /* A torn last line (a kill mid-write) is dropped and cut off; appending
      * then continues on a clean line. */
@@ -184,7 +219,7 @@ static void new_and_resume(void)
     put(path, "tiny,100,50,40,2,fp16,ascend910,OS,64,32,16,1,1,M,46080,12", "a");
     c = NULL;
     j = rs_journal_open(path, &sig, &c, err, sizeof err);
-    CHECK(j != NULL && rs_cache_size(c) == 2);
+    CHECK(j != NULL && rs_cache_size(c) == 3);
     CHECK(rs_cache_find(c, &p, &c64.config) == NULL);
     CHECK_STR(slurp(path), before);
     rs_row third = {&p, "ascend910", &c64, "sim", "timeout", 0, "cycles", NULL, false, NULL};
@@ -196,7 +231,7 @@ static void new_and_resume(void)
              "tiny,100,50,40,2,fp16,ascend910,OS,64,32,16,1,1,M,46080,,sim,timeout,,cycles,,search,matmul,100x50x40 b2,\n");
     CHECK_STR(slurp(path), want);
     c = reopen(path, &sig);
-    CHECK_INT(rs_cache_size(c), 3);
+    CHECK_INT(rs_cache_size(c), 4);
     e = rs_cache_find(c, &p, &c64.config);
     if (CHECK(e != NULL))
         CHECK_STR(e->status, "timeout");
@@ -729,8 +764,8 @@ static void read_whole(void)
         CHECK(rs_cache_entry(c, 3) == NULL);
     }
     rs_cache_free(c);
-    /* the search's figures: the final's row does not replace it, the failed
-     * verification still does */
+    /* the search's figures: neither the final's row nor the failed
+     * verification replaces it; the verdict stands beside */
     if (CHECK(rs_journal_read(path, true, &c, err, sizeof err))) {
         CHECK_INT(rs_cache_size(c), 3);
         const rs_entry *e = rs_cache_entry(c, 0);
@@ -740,8 +775,14 @@ static void read_whole(void)
             CHECK_DBL(e->final, 950);
             CHECK_INT(e->final_line, 5);
         }
-        if (CHECK((e = rs_cache_entry(c, 1)) != NULL))
-            CHECK_STR(e->status, "wrong");
+        if (CHECK((e = rs_cache_entry(c, 1)) != NULL)) {
+            CHECK_STR(e->status, "ok");
+            CHECK_DBL(e->measured, 800);
+            CHECK_STR(e->verdict, "wrong");
+        }
+        rs_cache_apply_verdicts(c); /* as the report and calibrate read it */
+        CHECK_STR(rs_cache_entry(c, 0)->status, "ok");
+        CHECK_STR(rs_cache_entry(c, 1)->status, "wrong");
     }
     rs_cache_free(c);
     CHECK_STR(slurp(path), text); /* nothing cut, nothing written beside it */

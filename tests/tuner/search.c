@@ -384,6 +384,20 @@ static void test_finalists(void)
     CHECK_INT(tn_finalists(v, none, n, 0, 4, 0.10, out), 0);
 }
 
+/* A journal's final is whole when every finalist has a row and the rows are
+ * consecutive: not after a kill between them, not from two finals. */
+static void test_final_whole(void)
+{
+    const long whole[] = {41, 39, 40}, torn[] = {40, 0, 41}, two[] = {12, 40, 41},
+               twice[] = {40, 40, 41};
+    CHECK(tn_final_whole(whole, 3));
+    CHECK(tn_final_whole(whole, 1));
+    CHECK(!tn_final_whole(torn, 3));
+    CHECK(!tn_final_whole(two, 3));
+    CHECK(!tn_final_whole(twice, 3));
+    CHECK(!tn_final_whole(whole, 0));
+}
+
 /* Drift between search and final: the largest ratio beyond the factor,
  * either way; failed (0) figures skipped. */
 static void test_drift(void)
@@ -453,6 +467,7 @@ int main(void)
     test_find();
     test_rerank();
     test_finalists();
+    test_final_whole();
     test_drift();
     test_neighbours();
     test_api();
