@@ -162,6 +162,20 @@ static double inv_bw_of(const sp_target *t, double bytes, int threads)
     return 1.0 / (mem < shared ? mem : shared);
 }
 
+/* Cycles per byte of the C tiles the micro-kernels load and store, the
+ * C a step revisits being `bytes`: L2's while that is within the L3 share,
+ * else memory's. A tile's loads come after its k loop but do not depend on
+ * it, so the out-of-order core issues them during the last k steps, which
+ * hides L3's latency (not memory's): the lines then move at the rate they
+ * enter L1, the L2 rate. (Charged at L3's, IS and WS rows with small k
+ * blocks measured 4-9% faster than estimated, and calibrate made L3 93
+ * B/cycle, its default 32, to make up for it.) */
+static double c_inv_of(const sp_target *t, double bytes, int threads)
+{
+    return bytes <= (double)sp_cpu_l3_share(t, threads) ? 1.0 / t->cpu.bw_l2
+                                                        : inv_bw_of(t, bytes, threads);
+}
+
 /* Micro-tiles that cover `dim` cut into blocks of `blk` (each block padded to
  * whole micro-tiles of `u`). */
 static double tiles_of(int64_t dim, int64_t blk, int64_t u)
@@ -232,7 +246,8 @@ static double alias_rows(const sp_cpu *u, int64_t mr, int64_t stride)
  *    loads over the load ports, whichever is slower, and load_stall cycles
  *    per load (a load delays the FMAs even below the ports' limit: the tiles
  *    with fewer FMAs per load run slower); a narrow last tile runs a
- *    narrower kernel; each call loads and stores its C tile. Rows of the A
+ *    narrower kernel; each call loads and stores its C tile (c_inv_of: at the
+ *    L2 rate unless the C a step revisits lies past the L3 share). Rows of the A
  *    micro-panel that their L1d set cannot hold (alias_rows) cost
  *    alias_stall cycles each per k step (none when the panels are copied).
  *  - double buffering issues one prefetch per line of the next step's new
@@ -373,8 +388,12 @@ void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figure
         overlap = l2;
     if (a_stream > overlap)
         overlap = a_stream;
-    double c_bytes = (double)mc * nc * 4.0;
-    double c_inv = inv_bw_of(t, c->strategy == SP_OS ? c_bytes : (double)Mt * Nt * 4.0, threads);
+    /* C: each call loads and stores its tile (a first k block's store
+     * brings the line in all the same); OS keeps its block across the k
+     * blocks, IS revisits it after a row band of C (mc x Nt), WS after a
+     * column band (Mt x nc) */
+    int64_t c_rows = c->strategy == SP_WS ? Mt : mc, c_cols = c->strategy == SP_IS ? Nt : nc;
+    double c_inv = c_inv_of(t, (double)c_rows * (double)c_cols * 4.0, threads);
     double c_time = calls * ((double)(mr * nr) * 4.0 * 2.0 * c_inv + 16.0);
 
     /* Packing and copying: a phase of its own. */

@@ -605,6 +605,24 @@ static void cycles(void)
     CHECK_INT(sp_micro_default(&t).mr, 6);
     CHECK_INT(sp_micro_default(&t).nr, 64);
 
+    /* C's tiles at the L2 rate while C is within the L3 share: on 4096x256x32
+     * only C (4 MiB) is past L2, and IS revisits it per k block (nP = 2), yet
+     * no figure of L3 changes the estimate. Past the L3 share (cut to 1 MiB),
+     * the 5464 calls of WS (683 rows x 4 columns of tiles x 2 k blocks) load
+     * and store 6 x 64 x 4 x 2 bytes each at memory's rate: 16 B/cycle, then
+     * min(32, shared 24). */
+    sp_problem tall = fx_problem(4096, 256, 32, 1, SP_FP32);
+    sp_config cis = cpu_cfg(SP_IS, 96, 256, 16, 0, 1, SP_SPLIT_M, 6, 64);
+    sp_target l3 = t;
+    l3.cpu.bw_l3 = 1000;
+    CHECK_DBL(model(&l3, &tall, cis).est_cycles, model(&t, &tall, cis).est_cycles);
+    sp_config cws = cpu_cfg(SP_WS, 96, 256, 16, 0, 1, SP_SPLIT_M, 6, 64);
+    sp_target mem = t;
+    mem.cpu.cache[SP_CL3] = 1 * MiB;
+    double slow = model(&mem, &tall, cws).est_cycles;
+    mem.cpu.bw_mem = 32;
+    CHECK_DBL(slow - model(&mem, &tall, cws).est_cycles, 5464.0 * 3072 / 16 - 5464.0 * 3072 / 24);
+
     /* Sanity on a larger problem: bigger register tiles are not slower;
      * nothing beats the FMA peak; two threads beat one. */
     sp_problem q = fx_problem(384, 384, 384, 1, SP_FP32);
