@@ -73,6 +73,11 @@ bool cg_lib_source(FILE *f, const cg_lib_entry *e, size_t n, const cg_lib_entry 
                "#if defined(__x86_64__) || defined(__i386__)\n#include <immintrin.h>\n#endif\n\n"
                "/* Each kernel also defines its extended entry KERNEL_ex (codegen/host/gemm.c) */\n"
                "#define NT_HOST_EX 1\n"
+               "#ifndef __STDC_NO_THREADS__\n"
+               "/* ... and runs its threads on the library's pool (blas.c), not OpenMP's */\n"
+               "#define NT_HOST_POOL nt_lib_parallel\n"
+               "static void nt_lib_parallel(int n, void (*fn)(void *, int), void *arg);\n"
+               "#endif\n"
                "#pragma GCC visibility push(hidden)\n",
             from);
     bool ok = true;

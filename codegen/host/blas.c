@@ -116,31 +116,186 @@ static int nt_lib_pick(nt_lib_table *t, int M, int N, int K)
 /* NPU_TUNE_GEMM_THREADS=1 (read once, at load): every call on one thread. */
 static int nt_lib_one_thread;
 
-/* Seconds this process's threads take to start a parallel region of n threads
- * after the last one ended: with OMP_WAIT_POLICY=passive they sleep in between
- * and each call wakes them; spinning threads start at once. Measured on the
- * calling thread's first threaded call (the median of five regions after one
- * that makes the team), once per process. */
+/* ---- the kernels' threads ---- */
+
 static double nt_lib_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
-static double nt_lib_wake_cost(int n)
+
+#ifdef NT_HOST_POOL
+/* The pool: workers 1..n-1 of a call (the caller is 0) are the library's own
+ * threads, made at the first call that needs them. Between calls a worker
+ * spins for nt_lib_spin seconds (NPU_TUNE_GEMM_SPIN_US, default
+ * NT_LIB_SPIN_US; OMP_WAIT_POLICY is OpenMP's and does not apply), so that a
+ * call soon after the last starts at once, then sleeps until the next. One
+ * call at a time: another caller meanwhile (a program's own threads) runs its
+ * cells one after another on its own thread. A child of fork has none of its
+ * parent's workers: the pool starts afresh there. */
+#include <stdatomic.h>
+#include <unistd.h>
+enum { NT_LIB_POOL_MAX = 256, NT_LIB_SPIN_US = 200 };
+static struct {
+    mtx_t lock;
+    cnd_t wake;
+    atomic_uint gen;        /* bumped for each call */
+    atomic_uint alert;      /* bumped to rouse sleeping workers without a call */
+    _Atomic double until;   /* roused workers spin at least until then (nt_lib_now) */
+    atomic_int pending;     /* workers yet to finish this call (theirs, or nothing) */
+    atomic_int sleepers;    /* workers waiting on wake */
+    atomic_flag busy;       /* a call holds the pool */
+    void (*fn)(void *, int);
+    void *arg;
+    int n;                  /* this call's threads */
+    atomic_int made;        /* workers 1..made exist */
+    unsigned born[NT_LIB_POOL_MAX]; /* the generation before worker i's first call */
+    atomic_int pid;         /* of the process that made them */
+} nt_lib_pool = {.busy = ATOMIC_FLAG_INIT};
+static double nt_lib_spin = NT_LIB_SPIN_US * 1e-6;
+static once_flag nt_lib_pool_once = ONCE_FLAG_INIT;
+static int nt_lib_pool_ok;
+
+static void nt_lib_pool_init(void)
 {
-    static long cost_ns = -1;
-    long known = __atomic_load_n(&cost_ns, __ATOMIC_ACQUIRE);
+    nt_lib_pool_ok = mtx_init(&nt_lib_pool.lock, mtx_plain) == thrd_success &&
+                     cnd_init(&nt_lib_pool.wake) == thrd_success;
+}
+
+static inline void nt_lib_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_pause();
+#endif
+}
+
+/* Worker `id` (passed as the pointer's value): runs its cell of each call. */
+static int nt_lib_worker(void *p)
+{
+    int id = (int)(intptr_t)p;
+    unsigned seen = nt_lib_pool.born[id]; /* not gen now: the call may have begun */
+    for (;;) {
+        double t0 = nt_lib_now();
+        unsigned g;
+        for (long spins = 0; (g = atomic_load(&nt_lib_pool.gen)) == seen; spins++) {
+            double now = spins & 255 ? 0 : nt_lib_now();
+            if ((spins & 255) || now - t0 < nt_lib_spin || now < atomic_load(&nt_lib_pool.until)) {
+                nt_lib_relax();
+                continue;
+            }
+            mtx_lock(&nt_lib_pool.lock);
+            unsigned alert = atomic_load(&nt_lib_pool.alert); /* before it counts as asleep */
+            atomic_fetch_add(&nt_lib_pool.sleepers, 1);
+            while (atomic_load(&nt_lib_pool.gen) == seen && atomic_load(&nt_lib_pool.alert) == alert)
+                cnd_wait(&nt_lib_pool.wake, &nt_lib_pool.lock);
+            atomic_fetch_sub(&nt_lib_pool.sleepers, 1);
+            mtx_unlock(&nt_lib_pool.lock);
+            t0 = nt_lib_now(); /* a call, or roused: spin again */
+        }
+        seen = g;
+        if (id < nt_lib_pool.n)
+            nt_lib_pool.fn(nt_lib_pool.arg, id);
+        atomic_fetch_sub(&nt_lib_pool.pending, 1); /* every worker, so none lags into the next */
+    }
+    return 0;
+}
+
+/* Runs fn(arg, t) for t < n (see NT_HOST_POOL in gemm.c): t = 0 on the
+ * calling thread, the others on the pool's workers. */
+static void nt_lib_parallel(int n, void (*fn)(void *, int), void *arg)
+{
+    call_once(&nt_lib_pool_once, nt_lib_pool_init);
+    if (n > NT_LIB_POOL_MAX || !nt_lib_pool_ok || atomic_flag_test_and_set(&nt_lib_pool.busy)) {
+        for (int t = 0; t < n; t++)
+            fn(arg, t);
+        return;
+    }
+    if (nt_lib_pool.made && nt_lib_pool.pid != getpid()) { /* a child of fork */
+        nt_lib_pool_init();
+        atomic_store(&nt_lib_pool.sleepers, 0);
+        nt_lib_pool.made = 0;
+    }
+    while (nt_lib_pool.made < n - 1) {
+        thrd_t w;
+        nt_lib_pool.born[nt_lib_pool.made + 1] = atomic_load(&nt_lib_pool.gen);
+        if (thrd_create(&w, nt_lib_worker, (void *)(intptr_t)(nt_lib_pool.made + 1)) != thrd_success)
+            break;
+        thrd_detach(w);
+        nt_lib_pool.made++;
+        nt_lib_pool.pid = getpid();
+    }
+    int workers = n - 1 < nt_lib_pool.made ? n - 1 : nt_lib_pool.made;
+    nt_lib_pool.fn = fn, nt_lib_pool.arg = arg, nt_lib_pool.n = workers + 1;
+    atomic_store(&nt_lib_pool.pending, nt_lib_pool.made);
+    atomic_fetch_add(&nt_lib_pool.gen, 1);
+    if (atomic_load(&nt_lib_pool.sleepers)) {
+        mtx_lock(&nt_lib_pool.lock);
+        cnd_broadcast(&nt_lib_pool.wake);
+        mtx_unlock(&nt_lib_pool.lock);
+    }
+    fn(arg, 0);
+    for (int t = workers + 1; t < n; t++) /* workers that could not be made */
+        fn(arg, t);
+    while (atomic_load(&nt_lib_pool.pending) > 0)
+        nt_lib_relax();
+    atomic_flag_clear(&nt_lib_pool.busy);
+}
+
+static void nt_lib_nothing(void *arg, int t) { (void)arg, (void)t; }
+
+/* Whether n - 1 workers exist and none sleeps: a call starts at once. */
+static int nt_lib_pool_awake(int n)
+{
+    return nt_lib_pool.made >= n - 1 && nt_lib_pool.pid == getpid() &&
+           atomic_load(&nt_lib_pool.sleepers) == 0;
+}
+
+/* Wakes sleeping workers to spin again until `seconds` from now and their
+ * spin after, so that the calls that follow this one (on one thread, taking
+ * about `seconds`: the start-up would have cost more than the threads save)
+ * find them awake. */
+static void nt_lib_pool_rouse(double seconds)
+{
+    if (!nt_lib_pool_ok || atomic_load(&nt_lib_pool.sleepers) == 0)
+        return;
+    atomic_store(&nt_lib_pool.until, nt_lib_now() + seconds);
+    atomic_fetch_add(&nt_lib_pool.alert, 1);
+    mtx_lock(&nt_lib_pool.lock);
+    cnd_broadcast(&nt_lib_pool.wake);
+    mtx_unlock(&nt_lib_pool.lock);
+}
+#endif
+
+/* Seconds the kernels' threads take to start a call on n threads: asleep
+ * (awake = 0: the pool's workers after their spin, waiting to be woken; without
+ * the pool OpenMP's, which sleep between regions with OMP_WAIT_POLICY=passive),
+ * or awake (the pool's workers spinning: a call soon after the last). Measured
+ * on the calling thread's first threaded call: the median of five starts after
+ * one that makes the threads; once per process. */
+static double nt_lib_start_cost(int n, int awake)
+{
+    static long cost_ns[2] = {-1, -1};
+    long known = __atomic_load_n(&cost_ns[awake], __ATOMIC_ACQUIRE);
     if (known >= 0)
         return 1e-9 * (double)known;
     double t[6];
     for (int r = 0; r < 6; r++) {
+#ifdef NT_HOST_POOL
+        if (r > 0 && !awake) { /* let the workers fall asleep */
+            struct timespec pause = {0, (long)(nt_lib_spin * 1e9) + 200000};
+            nanosleep(&pause, NULL);
+        }
+        double t0 = nt_lib_now();
+        nt_lib_parallel(n, nt_lib_nothing, NULL);
+#else
         double t0 = nt_lib_now();
 #ifdef _OPENMP
 #pragma omp parallel num_threads(n)
         __asm__ volatile("" ::: "memory");
 #else
         (void)n;
+#endif
 #endif
         t[r] = nt_lib_now() - t0;
     }
@@ -149,7 +304,7 @@ static double nt_lib_wake_cost(int n)
             double x = t[j];
             t[j] = t[j - 1], t[j - 1] = x;
         }
-    __atomic_store_n(&cost_ns, (long)(t[3] * 1e9), __ATOMIC_RELEASE);
+    __atomic_store_n(&cost_ns[awake], (long)(t[3] * 1e9), __ATOMIC_RELEASE);
     return t[3];
 }
 
@@ -157,7 +312,9 @@ static double nt_lib_wake_cost(int n)
  * what more threads save cannot pay for starting them. The time on one thread is
  * estimated from the entry's tuned time, as if its threads had scaled perfectly
  * (which favours threads), scaled by the work; the threads are kept when they
- * save more than twice the start-up (nt_lib_wake_cost). */
+ * save more than twice the start-up (nt_lib_start_cost: asleep or awake, as the
+ * pool's workers are now; a call that runs on one thread while they sleep
+ * rouses them for the calls that follow). */
 static int nt_lib_threads(const nt_lib_shape *e, int M, int N, int K)
 {
     if (e->cores <= 1 || nt_lib_one_thread)
@@ -166,7 +323,17 @@ static int nt_lib_threads(const nt_lib_shape *e, int M, int N, int K)
         return e->cores;
     double work = (double)M * N * K / ((double)e->M * e->N * e->K);
     double one = e->seconds * e->cores * work;
-    return one * (1.0 - 1.0 / e->cores) > 2.0 * nt_lib_wake_cost(e->cores) ? e->cores : 1;
+#ifdef NT_HOST_POOL
+    int awake = nt_lib_pool_awake(e->cores);
+#else
+    int awake = 0;
+#endif
+    if (one * (1.0 - 1.0 / e->cores) > 2.0 * nt_lib_start_cost(e->cores, awake))
+        return e->cores;
+#ifdef NT_HOST_POOL
+    nt_lib_pool_rouse(one);
+#endif
+    return 1;
 }
 
 /* ---- fp32 ---- */
@@ -261,6 +428,13 @@ __attribute__((constructor)) static void nt_lib_start(void)
     const char *s = getenv("NPU_TUNE_GEMM_STATS"), *t = getenv("NPU_TUNE_GEMM_THREADS");
     nt_lib_counting = s && *s && strcmp(s, "0") != 0;
     nt_lib_one_thread = t && strcmp(t, "1") == 0;
+#ifdef NT_HOST_POOL
+    const char *spin = getenv("NPU_TUNE_GEMM_SPIN_US");
+    char *end;
+    double us = spin && *spin ? strtod(spin, &end) : -1;
+    if (us >= 0 && us <= 1e7 && *end == '\0')
+        nt_lib_spin = us * 1e-6;
+#endif
 }
 
 /* ---- the reference BLAS's argument checks and error handlers ---- */

@@ -593,8 +593,40 @@ static void NT_(grid)(int tm, int tn, int *gm, int *gn)
 }
 #endif
 
+#if NT_SPLIT != NT_SERIAL
+/* A threaded call: its operands and its gm x gn grid of threads over tm x tn
+ * micro-tiles. */
+typedef struct {
+    int M, N, K, lda, ldb, ldc, gm, gn, tm, tn;
+    const NT_(in) *A, *B;
+    float *C;
+    const NT_(op) *o;
+} NT_(job);
+
+/* Thread t's disjoint cell of C, in whole micro-tiles. */
+static void NT_(cell)(void *job, int t)
+{
+    const NT_(job) *j = job;
+    int gi = t / j->gn, gj = t % j->gn;
+    int m0 = (int)((long)j->tm * gi / j->gm) * NT_(MR);
+    int m1 = (int)((long)j->tm * (gi + 1) / j->gm) * NT_(MR);
+    int n0 = (int)((long)j->tn * gj / j->gn) * NT_(NR);
+    int n1 = (int)((long)j->tn * (gj + 1) / j->gn) * NT_(NR);
+    if (m1 > j->M)
+        m1 = j->M;
+    if (n1 > j->N)
+        n1 = j->N;
+    if (m0 < m1 && n0 < n1)
+        NT_(part)(m1 - m0, n1 - n0, j->K, j->A + NT_(aoff)(j->o, m0, 0, j->lda), j->lda,
+                  j->B + NT_(boff)(j->o, 0, n0, j->ldb), j->ldb, j->C + (ptrdiff_t)m0 * j->ldc + n0,
+                  j->ldc, j->o);
+}
+#endif
+
 /* C (M x N, row stride ldc) = alpha op(A) op(B) + beta C (see NT_(op)) on
- * `threads` threads: the kernel's CORES, or 1 (M, N >= 1). */
+ * `threads` threads: the kernel's CORES, or 1 (M, N >= 1). The threads are
+ * OpenMP's, or where the including code defines NT_HOST_POOL (a library of
+ * kernels) its pool's: NT_HOST_POOL(n, fn, arg) runs fn(arg, t) for t < n. */
 static void NT_(run)(int M, int N, int K, const NT_(in) *A, int lda, const NT_(in) *B, int ldb,
                      float *C, int ldc, const NT_(op) *o, int threads)
 {
@@ -606,33 +638,25 @@ static void NT_(run)(int M, int N, int K, const NT_(in) *A, int lda, const NT_(i
         NT_(part)(M, N, K, A, lda, B, ldb, C, ldc, o);
         return;
     }
+    NT_(job) j = {.M = M, .N = N, .K = K, .lda = lda, .ldb = ldb, .ldc = ldc,
+                  .tm = (M + NT_(MR) - 1) / NT_(MR), .tn = (N + NT_(NR) - 1) / NT_(NR),
+                  .A = A, .B = B, .C = C, .o = o};
 #if NT_SPLIT == NT_SPLIT_M
-    int gm = NT_(CORES), gn = 1; /* split M */
+    j.gm = NT_(CORES), j.gn = 1; /* split M */
 #elif NT_SPLIT == NT_SPLIT_N
-    int gm = 1, gn = NT_(CORES); /* split N */
+    j.gm = 1, j.gn = NT_(CORES); /* split N */
 #else
-    int gm = 1, gn = 1; /* split MN */
-    NT_(grid)((M + NT_(MR) - 1) / NT_(MR), (N + NT_(NR) - 1) / NT_(NR), &gm, &gn);
+    NT_(grid)(j.tm, j.tn, &j.gm, &j.gn); /* split MN */
 #endif
-    /* each thread owns a disjoint gm x gn cell of C, in whole micro-tiles */
-    int tm = (M + NT_(MR) - 1) / NT_(MR), tn = (N + NT_(NR) - 1) / NT_(NR);
+#if defined(NT_HOST_POOL)
+    NT_HOST_POOL(NT_(CORES), NT_(cell), &j);
+#else
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(NT_(CORES)) schedule(static, 1)
 #endif
-    for (int t = 0; t < NT_(CORES); t++) {
-        int gi = t / gn, gj = t % gn;
-        int m0 = (int)((long)tm * gi / gm) * NT_(MR);
-        int m1 = (int)((long)tm * (gi + 1) / gm) * NT_(MR);
-        int n0 = (int)((long)tn * gj / gn) * NT_(NR);
-        int n1 = (int)((long)tn * (gj + 1) / gn) * NT_(NR);
-        if (m1 > M)
-            m1 = M;
-        if (n1 > N)
-            n1 = N;
-        if (m0 < m1 && n0 < n1)
-            NT_(part)(m1 - m0, n1 - n0, K, A + NT_(aoff)(o, m0, 0, lda), lda,
-                      B + NT_(boff)(o, 0, n0, ldb), ldb, C + (ptrdiff_t)m0 * ldc + n0, ldc, o);
-    }
+    for (int t = 0; t < NT_(CORES); t++)
+        NT_(cell)(&j, t);
+#endif
 #endif
 }
 

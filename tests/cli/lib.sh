@@ -212,6 +212,13 @@ if "$cc" -O2 -std=c11 -Wall -Wextra -Werror "$src/tests/cli/lib_props.c" $flags 
     out=$(NPU_TUNE_GEMM_THREADS=1 "$work/props" 300)
     same "properties, one thread" "$?" 0
     has "properties, one thread" "$out" "300 cases, 0 failed"
+    # callers on four threads at once; the pool's workers asleep between calls
+    out=$("$work/props" 400 4)
+    same "properties, four callers" "$?" 0
+    has "properties, four callers" "$out" "400 cases, 0 failed"
+    out=$(NPU_TUNE_GEMM_SPIN_US=0 "$work/props" 300)
+    same "properties, workers that never spin" "$?" 0
+    has "properties, workers that never spin" "$out" "300 cases, 0 failed"
     # every way of dispatching was taken: exact, nearest, and (bf16, whose entries all
     # want two threads) the general kernel
     has "dispatch fp32" "$(cat "$work/props.err")" "npu_tune_gemm: sgemm:"

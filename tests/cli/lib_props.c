@@ -1,11 +1,16 @@
 /* lib_props.c — properties of a library npu-tune lib wrote (cli/lib.sh builds and links
- * it): cblas_sgemm, sgemm_, nt_sgemm and nt_sbgemm against a reference in double. */
+ * it): cblas_sgemm, sgemm_, nt_sgemm and nt_sbgemm against a reference in double, from
+ * one thread or several at once, and in a child of fork. */
+#define _POSIX_C_SOURCE 200809L /* fork */
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <threads.h>
+#include <unistd.h>
 
 #include "npu_tune_gemm.h"
 
@@ -20,7 +25,7 @@ static const int anchors[][3] = {{64, 64, 64}, {65, 33, 17}, {200, 300, 100}, {9
                                  {33, 9, 65},  {1, 1, 1},    {7, 130, 3},     {0, 5, 5},
                                  {5, 0, 5},    {5, 5, 0},    {97, 61, 129}};
 
-static int failures;
+static _Atomic int failures;
 
 /* One case: a call of cblas_sgemm (or sgemm_: fortran) on random operands
  * with padded leading dimensions; C past its columns and the operands must
@@ -137,15 +142,58 @@ static void entry_points(void)
     }
 }
 
+/* A caller thread: its own cases, from its own seed. */
+typedef struct {
+    int cases;
+    unsigned long seed;
+} caller;
+
+static int run_cases(void *p)
+{
+    const caller *c = p;
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, c->seed);
+    for (int n = 0; n < c->cases; n++)
+        one_case(r, n);
+    gsl_rng_free(r);
+    return 0;
+}
+
+/* props [CASES [THREADS]]: CASES cases split over THREADS callers at once (the
+ * library runs one call at a time on its threads, the others on their own),
+ * then the entry points, then cases in a child of fork (the library's threads
+ * are the parent's: the child must make its own). */
 int main(int argc, char **argv)
 {
-    int cases = argc > 1 ? atoi(argv[1]) : 2000;
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(r, 25);
-    for (int n = 0; n < cases; n++)
-        one_case(r, n);
+    int cases = argc > 1 ? atoi(argv[1]) : 2000, threads = argc > 2 ? atoi(argv[2]) : 1;
+    if (threads < 1 || threads > 16)
+        threads = 1;
+    caller c[16];
+    thrd_t t[16];
+    for (int i = 0; i < threads; i++) {
+        c[i] = (caller){cases / threads + (i < cases % threads), 25 + (unsigned long)i};
+        if (i > 0 && thrd_create(&t[i], run_cases, &c[i]) != thrd_success) {
+            printf("cannot start caller %d\n", i);
+            return 1;
+        }
+    }
+    run_cases(&c[0]);
+    for (int i = 1; i < threads; i++)
+        thrd_join(t[i], NULL);
     entry_points();
-    gsl_rng_free(r);
+    fflush(stdout);
+    pid_t child = fork();
+    if (child == 0) {
+        caller more = {50, 99};
+        run_cases(&more);
+        _exit(failures != 0);
+    }
+    int status = 0;
+    if (child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
+        WEXITSTATUS(status) != 0) {
+        printf("in a child of fork: failed\n");
+        failures++;
+    }
     printf("%d cases, %d failed\n", cases, failures);
     return failures != 0;
 }
