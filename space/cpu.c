@@ -247,7 +247,12 @@ static double alias_rows(const sp_cpu *u, int64_t mr, int64_t stride)
  *    per load (a load delays the FMAs even below the ports' limit: the tiles
  *    with fewer FMAs per load run slower); a narrow last tile runs a
  *    narrower kernel; each call loads and stores its C tile (c_inv_of: at the
- *    L2 rate unless the C a step revisits lies past the L3 share). Rows of the A
+ *    L2 rate unless the C a step revisits lies past the L3 share), and
+ *    nothing more: the call's own instructions (the call, its pointers and
+ *    loop counter) go to the integer ports, which the FMA-bound k loop
+ *    leaves idle, so the out-of-order core runs them beside the previous
+ *    tile's FMAs. (Charged 16 cycles a call, rows with small k blocks measured
+ *    2-4% faster than estimated, those with large ones slower.) Rows of the A
  *    micro-panel that their L1d set cannot hold (alias_rows) cost
  *    alias_stall cycles each per k step (none when the panels are copied).
  *  - double buffering issues one prefetch per line of the next step's new
@@ -394,7 +399,7 @@ void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figure
      * column band (Mt x nc) */
     int64_t c_rows = c->strategy == SP_WS ? Mt : mc, c_cols = c->strategy == SP_IS ? Nt : nc;
     double c_inv = c_inv_of(t, (double)c_rows * (double)c_cols * 4.0, threads);
-    double c_time = calls * ((double)(mr * nr) * 4.0 * 2.0 * c_inv + 16.0);
+    double c_time = calls * (double)(mr * nr) * 4.0 * 2.0 * c_inv;
 
     /* Packing and copying: a phase of its own. */
     double b_inv = c->double_buffer ? 1.0 / u->bw_l2 : inv_bw_of(t, (double)K * p->N * in, threads);
