@@ -599,6 +599,18 @@ static void cycles(void)
     n14.k = 3072;
     CHECK_DBL(model(&w, &copied, n14).est_cycles, model(&t, &copied, n14).est_cycles);
     CHECK_DBL(model(&t, &copied, n14).load_elems, 336.0 * 3072);
+    /* The copies read A from where A lives, as packing reads B: on 336x64x3072
+     * A (4 MiB) is past L2, B and C within it, so an L3 as fast as L2 saves
+     * only the copies' reads, 336 x 3072 floats (nJ = 1) at 4/32 rather
+     * than 4/64 cycles each; double buffering fetched them into L2. */
+    sp_problem deepa = fx_problem(336, 64, 3072, 1, SP_FP32);
+    sp_target l3fast = t;
+    l3fast.cpu.bw_l3 = t.cpu.bw_l2;
+    sp_config wsa = cpu_cfg(SP_WS, 48, 64, 256, 0, 1, SP_SPLIT_M, 6, 64);
+    CHECK_DBL(model(&t, &deepa, wsa).est_cycles - model(&l3fast, &deepa, wsa).est_cycles,
+              336.0 * 3072 * 4 / 64);
+    wsa.double_buffer = 1;
+    CHECK_DBL(model(&t, &deepa, wsa).est_cycles, model(&l3fast, &deepa, wsa).est_cycles);
     /* widened bf16 rows are padded apart (sp_cpu_row_floats): no aliasing */
     sp_problem wide = fx_problem(336, 768, 1536, 1, SP_BF16);
     w.cpu.cache[SP_CL1] = 16 * KiB;
