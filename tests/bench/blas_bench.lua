@@ -34,7 +34,7 @@ space {
   m             = ms,
   n             = multiples(64, 3072),
   k             = multiples(64, 1024),
-  micro         = { "6x64", "8x48", "12x32", "14x32" },
+  micro         = { "6x64", "8x48", "12x32", "14x32", "4x64", "8x32" },
   double_buffer = { false, true },
   cores         = cores == 1 and { 1 } or { 1, 2 },
   split         = cores == 1 and { "M" } or { "M", "N", "MN" },
