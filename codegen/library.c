@@ -80,16 +80,14 @@ bool cg_lib_source(FILE *f, const cg_lib_entry *e, size_t n, const cg_lib_entry 
                "#endif\n"
                "#pragma GCC visibility push(hidden)\n",
             from);
+    for (size_t i = 0; i < n; i++)
+        for (kernel[i] = 0; kernel[i] < i && !same_kernel(&e[kernel[i]], &e[i]); kernel[i]++)
+            ;
     bool ok = true;
     char sym[32];
     for (size_t i = 0; ok && i < n + SP_NDTYPE; i++) {
         const cg_lib_entry *k = i < n ? &e[i] : &general[i - n];
-        if (i >= n && !serves(e, n, k->dtype))
-            continue;
-        size_t j = 0;
-        while (i < n && j < i && !same_kernel(&e[j], k))
-            j++;
-        if (i < n && (kernel[i] = j) < i)
+        if ((i >= n && !serves(e, n, k->dtype)) || (i < n && kernel[i] < i))
             continue;
         if (i < n)
             snprintf(sym, sizeof sym, "nt_lib_k%zu", i);
@@ -102,6 +100,14 @@ bool cg_lib_source(FILE *f, const cg_lib_entry *e, size_t n, const cg_lib_entry 
         else
             fprintf(f, "\n/* ==== kernel %s: the general %s kernel, one thread ==== */\n", sym,
                     sp_dtype_name(k->dtype));
+        if (i < n && k->config.nopack) { /* its entries' shapes, each run by a loop of its own */
+            fputs("#define NT_DENSE(X)", f);
+            for (size_t j = i; j < n; j++)
+                if (kernel[j] == i)
+                    fprintf(f, " X(%lld, %lld, %lld)", (long long)e[j].M, (long long)e[j].N,
+                            (long long)e[j].K);
+            fputs("\n", f);
+        }
         ok = cg_host_source(f, &k->config, k->dtype, sym, err, errlen);
     }
     fputs("\n#pragma GCC visibility pop\n\n"

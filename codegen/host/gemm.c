@@ -464,10 +464,44 @@ static size_t NT_(row_floats)(int K)
  * rows are a multiple of ALIAS floats apart (they would share one L1d set),
  * each row of tiles reads a copy of its rows instead, an odd number of cache
  * lines apart (if the copy's memory cannot be had, A in place). */
+#ifdef NT_DENSE
+
+/* Where the including code lists shapes (a library's entries of this kernel,
+ * codegen/library.c: #define NT_DENSE(X) X(M, N, K) ...): C (M x N) = A (M x K)
+ * . B (K x N) (+ C when acc), all dense, in whole MR x NR tiles, by a loop that
+ * each call below specializes for its constant shape (its trip counts and
+ * strides), as a hand-written kernel for one shape would be. */
+static inline __attribute__((always_inline)) void NT_(dense)(int M, int N, int K, const float *A,
+                                                             const float *B, float *C, int acc)
+{
+    for (int i = 0; i < M; i += NT_(MR))
+        for (int j = 0; j < N; j += NT_(NR))
+            NT_(dkr)(K, A + (ptrdiff_t)i * K, K, NT_(MR), B + j, N, C + (ptrdiff_t)i * N + j, N,
+                     acc);
+}
+
+/* One listed shape: taken when the call has it, dense, with alpha 1 and beta 0
+ * or 1, and the shape is whole tiles whose A rows do not alias in L1d. */
+#define NT_DENSE_CASE(m, n, k)                                                                   \
+    if ((m) % NT_(MR) == 0 && (n) % NT_(NR) == 0 && (k) % NT_(ALIAS) != 0 && M == (m) &&       \
+        N == (n) && K == (k) && lda == (k) && ldb == (n) && ldc == (n) && alpha == 1.0f &&      \
+        (beta == 0.0f || beta == 1.0f)) {                                                        \
+        if (beta == 0.0f)                                                                        \
+            NT_(dense)(m, n, k, A, B, C, 0);                                                     \
+        else                                                                                     \
+            NT_(dense)(m, n, k, A, B, C, 1);                                                     \
+        return;                                                                                  \
+    }
+#endif
+
 static void NT_(direct)(int M, int N, int K, const float *A, ptrdiff_t lda, const float *B,
                         ptrdiff_t ldb, float *C, ptrdiff_t ldc, const NT_(op) *o)
 {
     float alpha = o->alpha, beta = o->beta;
+#ifdef NT_DENSE
+    NT_DENSE(NT_DENSE_CASE)
+#undef NT_DENSE_CASE
+#endif
     int plain = alpha == 1.0f && (beta == 0.0f || beta == 1.0f), acc = beta != 0.0f;
     int mc = NT_(mc)(M), nc = NT_(NC) < N ? NT_(NC) : N, temp = 0;
     ptrdiff_t kw = (ptrdiff_t)NT_(row_floats)(K), la = lda;
@@ -709,3 +743,4 @@ void NT_(ex)(int ta, int tb, int M, int N, int K, float alpha, const NT_(in) *A,
 #undef NT_SPLIT_N
 #undef NT_SPLIT_MN
 #undef NT_NOPACK
+#undef NT_DENSE

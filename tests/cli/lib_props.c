@@ -22,37 +22,26 @@ enum { ROW = 101, COL = 102, NOTRANS = 111, TRANS = 112, CONJ = 113 };
 /* Shapes near which cases are drawn: the fixture's table entries (two.lua, one.lua),
  * tails around the micro-tiles, and the empty ones. */
 static const int anchors[][3] = {{64, 64, 64}, {65, 33, 17}, {200, 300, 100}, {9, 17, 33},
-                                 {33, 9, 65},  {1, 1, 1},    {7, 130, 3},     {0, 5, 5},
-                                 {5, 0, 5},    {5, 5, 0},    {97, 61, 129}};
+                                 {33, 9, 65},  {12, 64, 33}, {1, 1, 1},       {7, 130, 3},
+                                 {0, 5, 5},    {5, 0, 5},    {5, 5, 0},       {97, 61, 129}};
 
 static _Atomic int failures;
 
 /* One case: a call of cblas_sgemm (or sgemm_: fortran) on random operands
- * with padded leading dimensions; C past its columns and the operands must
- * stay as they were, C where beta = 0 starts as NaN and must not show it. */
-static void one_case(gsl_rng *r, int n)
+ * with lda, ldb, ldc pad[] past their minimum; C past its columns and the
+ * operands must stay as they were, C where beta = 0 starts as NaN and must
+ * not show it. */
+static void check_case(gsl_rng *r, int n, int fortran, int layout, int ta, int tb, int M, int N,
+                       int K, float alpha, float beta, const int pad[3])
 {
-    const int *a = anchors[gsl_rng_uniform_int(r, sizeof anchors / sizeof *anchors)];
-    int dims[3];
-    for (int d = 0; d < 3; d++) /* the anchor, or near it */
-        dims[d] = gsl_rng_uniform(r) < 0.5 || a[d] == 0
-                      ? a[d]
-                      : 1 + (int)gsl_rng_uniform_int(r, (unsigned long)(2 * a[d] + 2));
-    int M = dims[0], N = dims[1], K = dims[2];
-    int fortran = gsl_rng_uniform(r) < 0.25;
-    int layout = fortran || gsl_rng_uniform(r) < 0.5 ? COL : ROW;
-    static const int trans[] = {NOTRANS, TRANS, CONJ};
-    int ta = trans[gsl_rng_uniform_int(r, 3)], tb = trans[gsl_rng_uniform_int(r, 3)];
-    static const float alphas[] = {1.0f, 0.0f, -1.0f, 0.75f}, betas[] = {0.0f, 1.0f, -0.5f};
-    float alpha = alphas[gsl_rng_uniform_int(r, 4)], beta = betas[gsl_rng_uniform_int(r, 3)];
     /* rows x cols of each stored matrix, in the layout's order */
     int row = layout == ROW;
     int ar = (ta == NOTRANS) == row ? M : K, ac = (ta == NOTRANS) == row ? K : M;
     int br = (tb == NOTRANS) == row ? K : N, bc = (tb == NOTRANS) == row ? N : K;
     int cr = row ? M : N, cc = row ? N : M;
-    int lda = (ac > 1 ? ac : 1) + (int)gsl_rng_uniform_int(r, 4);
-    int ldb = (bc > 1 ? bc : 1) + (int)gsl_rng_uniform_int(r, 4);
-    int ldc = (cc > 1 ? cc : 1) + (int)gsl_rng_uniform_int(r, 4);
+    int lda = (ac > 1 ? ac : 1) + pad[0];
+    int ldb = (bc > 1 ? bc : 1) + pad[1];
+    int ldc = (cc > 1 ? cc : 1) + pad[2];
     size_t na = (size_t)(ar ? ar : 1) * (size_t)lda, nb = (size_t)(br ? br : 1) * (size_t)ldb;
     size_t nc = (size_t)(cr ? cr : 1) * (size_t)ldc;
     float *A = malloc(na * sizeof *A), *B = malloc(nb * sizeof *B), *C = malloc(nc * sizeof *C);
@@ -103,6 +92,28 @@ static void one_case(gsl_rng *r, int n)
                n, fortran ? "sgemm_" : "cblas_sgemm", row ? "row" : "col", ta, tb, M, N, K, alpha,
                lda, ldb, beta, ldc, what);
     free(A), free(B), free(C), free(A0), free(B0), free(C0);
+}
+
+/* A case drawn near an anchor: layout, transposes, alpha, beta and padding at random. */
+static void one_case(gsl_rng *r, int n)
+{
+    const int *a = anchors[gsl_rng_uniform_int(r, sizeof anchors / sizeof *anchors)];
+    int dims[3];
+    for (int d = 0; d < 3; d++) /* the anchor, or near it */
+        dims[d] = gsl_rng_uniform(r) < 0.5 || a[d] == 0
+                      ? a[d]
+                      : 1 + (int)gsl_rng_uniform_int(r, (unsigned long)(2 * a[d] + 2));
+    int M = dims[0], N = dims[1], K = dims[2];
+    int fortran = gsl_rng_uniform(r) < 0.25;
+    int layout = fortran || gsl_rng_uniform(r) < 0.5 ? COL : ROW;
+    static const int trans[] = {NOTRANS, TRANS, CONJ};
+    int ta = trans[gsl_rng_uniform_int(r, 3)], tb = trans[gsl_rng_uniform_int(r, 3)];
+    static const float alphas[] = {1.0f, 0.0f, -1.0f, 0.75f}, betas[] = {0.0f, 1.0f, -0.5f};
+    float alpha = alphas[gsl_rng_uniform_int(r, 4)], beta = betas[gsl_rng_uniform_int(r, 3)];
+    int pad[3];
+    for (int d = 0; d < 3; d++)
+        pad[d] = (int)gsl_rng_uniform_int(r, 4);
+    check_case(r, n, fortran, layout, ta, tb, M, N, K, alpha, beta, pad);
 }
 
 /* nt_sgemm and nt_sbgemm on small integers over 8 (exact in bf16 and in every sum). */
@@ -180,6 +191,15 @@ int main(int argc, char **argv)
     run_cases(&c[0]);
     for (int i = 1; i < threads; i++)
         thrd_join(t[i], NULL);
+    /* each anchor as the most common call has it: row-major, dense, alpha 1, beta 0
+     * and 1 (a library's own loop for its entries' shapes, codegen/library.c) */
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 24);
+    for (size_t a = 0; a < sizeof anchors / sizeof *anchors; a++)
+        for (int b = 0; b < 2; b++)
+            check_case(r, cases, 0, ROW, NOTRANS, NOTRANS, anchors[a][0], anchors[a][1],
+                       anchors[a][2], 1.0f, (float)b, (const int[3]){0, 0, 0});
+    gsl_rng_free(r);
     entry_points();
     fflush(stdout);
     pid_t child = fork();
