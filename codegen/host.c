@@ -323,10 +323,12 @@ bool cg_host_source(FILE *f, const sp_config *c, sp_dtype dtype, const char *sym
             SP_CPU_BCACHE_VISITS, widen ? "widened to fp32 once per call" : "read in place");
     if (c->nopack)
         fputs(" * pack = false: with A and B as given (not transposed), a full-width column\n"
-              " * panel is not packed: each MR x NR tile of C stays in registers over all of K\n"
-              " * while A's rows and B's columns are read in place (B with unaligned loads),\n"
-              " * the rows of a last, partial tile repeating its last row; the rest of C (a\n"
-              " * last, narrow column panel) and transposed calls take the packing path.\n",
+              " * panel is not packed: each MR x NR tile of C stays in registers over a k\n"
+              " * block (kc < K: B is read a few rows at a time along their length) while\n"
+              " * A's rows and B's columns are read in place (B with unaligned loads), the\n"
+              " * rows of a last, partial tile repeating its last row; the rest of C (a\n"
+              " * last, narrow column panel, unless kc < K: overlapping tiles) and\n"
+              " * transposed calls take the packing path.\n",
               f);
     fprintf(f, " * Vector code chosen at compile time: %s%sportable GCC vectors.\n",
             nr % 16 == 0 ? "AVX-512, " : "", nr % 8 == 0 ? "AVX2+FMA or " : "");

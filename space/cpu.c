@@ -130,8 +130,7 @@ unsigned sp_cpu_check(const sp_ctx *x, const sp_config *c)
     if (c->nopack) {
         /* the no-pack family keeps no block resident, so no cache rule: the
          * model charges the level each read comes from */
-        if (x->p->dtype != SP_FP32 || c->cores != 1 || c->k != x->p->K ||
-            c->strategy != SP_OS || c->double_buffer)
+        if (x->p->dtype != SP_FP32 || c->strategy != SP_OS || c->double_buffer)
             bad |= SP_BAD_NOPACK;
     } else {
         if (sp_cpu_need(c, SP_CL1) > t->cpu.cache[SP_CL1])
@@ -264,82 +263,101 @@ static double alias_rows(const sp_cpu *u, int64_t mr, int64_t stride)
  *    prefetchers already hide on the machines measured; what it costs beyond
  *    issuing, the lines it brings in early evicting the current ones).
  *  - more than one thread: fork_join cycles per call to start and join them. */
-/* The no-pack family (codegen/host/gemm.c, NT_(direct)) on one thread, as
- * the generated code runs it:
- *  - C in blocks of mc x nc (whole micro-tiles), in each a row of tiles at a
- *    time; each tile runs the micro-kernel over all of K with A's rows and
- *    B's columns read in place (B with its own row stride, N floats). Only
- *    a last column panel narrower than nr goes to the packing code: its
- *    K x (N % nr) part of B is packed once, as a phase of its own.
+/* The no-pack family (codegen/host/gemm.c, NT_(direct)) for the busiest
+ * thread (its share Mt x Nt of C in whole micro-tiles), as the generated code
+ * runs it:
+ *  - C in blocks of mc x nc (whole micro-tiles), in each k blocks of kc, in
+ *    each a row of tiles at a time; each tile runs the micro-kernel over the
+ *    k block with A's rows and B's columns read in place (B with its own row
+ *    stride, N floats). Only a last column panel narrower than nr goes to
+ *    the packing code: its K x (N % nr) part of B is packed once, as a phase
+ *    of its own.
  *  - the micro-kernel computes as in the packing family.
  *  - B: the first row of tiles of each row block reads the block's columns
  *    from the level that holds B, the others from the level that holds the
- *    K x nc columns (L2 while they fit half of it). These loads overlap the
- *    FMAs only while B's rows are at most 2 KiB apart, the longest stride
- *    the cores' stride prefetchers follow (Intel's optimization manual);
- *    further apart, each k step waits for its lines. When the rows are a
- *    multiple of an L1d way (4 KiB when l1_ways is not known) apart, a
- *    tile's K rows also fall in the same L1 (and few L2) sets: then every
- *    row of tiles reads B from where B lives.
+ *    kc x nc block (L2 while it fits half of it). These loads overlap the
+ *    FMAs while B's rows are at most 2 KiB apart, the longest stride the
+ *    cores' stride prefetchers follow (Intel's optimization manual), or
+ *    while its k blocks read at most SP_CPU_STREAMS rows, each along at
+ *    least a 4 KiB page in every column block (the stream prefetchers follow
+ *    each row); else each k step
+ *    waits for its lines. When the rows are a multiple of an L1d way (4 KiB
+ *    when l1_ways is not known) apart, a tile's rows also fall in the same
+ *    L1 (and few L2) sets: then every row of tiles reads B from where B lives.
  *  - A: each column block reads all of A from where A lives (a tile row's
- *    mr x K rows then stay in L1 across the block's tiles), overlapped; its
+ *    mr x kc rows then stay in L1 across the block's tiles), overlapped; its
  *    rows that their L1d set cannot hold cost alias_stall a k step, as in
  *    the packing family.
- *  - C: each tile loads and stores its C tile, as in the packing family. */
-static void model_nopack(const sp_ctx *x, const sp_config *c, sp_figures *f)
+ *  - C: each tile loads and stores its C tile per k block, as in the packing
+ *    family; while B streams, that work overlaps B's loads too.
+ *  - more than one thread: fork_join cycles per call to start and join them. */
+static void model_nopack(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figures *f)
 {
     const sp_target *t = x->t;
     const sp_cpu *u = &t->cpu;
     const sp_problem *p = x->p;
-    int64_t mr = c->mr, nr = c->nr, w = u->simd_floats, M = p->M, K = p->K;
-    int64_t Nd = p->N / nr * nr, tail = p->N - Nd; /* columns read in place, packed */
+    int threads = gm * gn;
+    int64_t mr = c->mr, nr = c->nr, w = u->simd_floats, K = p->K;
+    /* the busiest thread's share of C, in whole micro-tiles */
+    int64_t M = sp_ceil_div(sp_ceil_div(p->M, mr), gm) * mr, N = sp_ceil_div(sp_ceil_div(p->N, nr), gn) * nr;
+    if (M > p->M) M = p->M;
+    if (N > p->N) N = p->N;
+    int64_t Nd = N / nr * nr, tail = N - Nd; /* columns read in place, packed */
     int64_t mc = sp_ceil_div(c->m < M ? c->m : M, mr) * mr;
-    int64_t nc = sp_ceil_div(c->n < p->N ? c->n : p->N, nr) * nr;
-    int64_t nI = sp_ceil_div(M, mc), nJ = sp_ceil_div(p->N, nc);
+    int64_t nc = sp_ceil_div(c->n < N ? c->n : N, nr) * nr;
+    int64_t kc = c->k < K ? c->k : K;
+    int64_t nI = sp_ceil_div(M, mc), nJ = sp_ceil_div(N, nc), nP = sp_ceil_div(K, kc);
     double row_tiles = tiles_of(M, mc, mr);
     double col_tiles = (Nd ? tiles_of(Nd, nc, nr) : 0) + (tail ? 1 : 0);
-    double vecs = vectors_of(p->N, nr, w);
+    double vecs = vectors_of(N, nr, w);
     double fmas = (double)mr * vecs / u->fma_units;
     double nload = (double)mr * col_tiles + vecs;
     double loads = nload / u->load_ports;
     /* A's rows a multiple of SP_CPU_ALIAS_FLOATS apart: each row of tiles
-     * reads a copy of its rows (once per column block), which no set holds
-     * too many of */
+     * reads a copy of its rows (once per column and k block), which no set
+     * holds too many of */
     bool a_copied = K % SP_CPU_ALIAS_FLOATS == 0;
     double a_alias = a_copied ? 0 : alias_rows(u, mr, K * 4) * u->alias_stall * col_tiles;
     double compute =
         row_tiles * (double)K * ((fmas > loads ? fmas : loads) + u->load_stall * nload + a_alias);
-    double b_bytes = (double)K * p->N * 4.0;
-    bool alias = p->N * 4 % l1_way_bytes(u) == 0, strided = p->N * 4 > 2048;
-    double b_far = inv_bw_of(t, b_bytes, 1);
-    double b_near = alias ? b_far : inv_bw_of(t, 2.0 * (double)K * nc * 4.0, 1);
+    double b_bytes = (double)K * N * 4.0;
+    bool alias = p->N * 4 % l1_way_bytes(u) == 0;
+    int64_t narrow = N - (nJ - 1) * nc < nc ? N - (nJ - 1) * nc : nc; /* the narrowest block */
+    bool streamed = kc < K && kc <= SP_CPU_STREAMS && narrow * 4 >= 4096;
+    bool strided = p->N * 4 > 2048 && !streamed;
+    double b_far = inv_bw_of(t, (double)K * p->N * 4.0, threads);
+    double b_near = alias ? b_far : inv_bw_of(t, 2.0 * (double)kc * nc * 4.0, threads);
     double b_time = b_bytes * ((double)nI * b_far + (row_tiles - (double)nI) * b_near);
-    double a_stream = (double)M * K * 4.0 * (double)nJ * inv_bw_of(t, (double)M * K * 4.0, 1);
+    double a_bytes = (double)M * K * 4.0;
+    double a_stream = a_bytes * (double)nJ * inv_bw_of(t, (double)p->M * K * 4.0, threads);
+    double calls = row_tiles * col_tiles * (double)nP;
+    double c_inv = inv_bw_of(t, (double)mc * nc * 4.0, threads);
+    double c_time = calls * ((double)(mr * nr) * 4.0 * 2.0 * c_inv + 16.0);
+    if (streamed) /* the core's work, C's too, overlaps B's stream */
+        compute += c_time, c_time = 0;
     double overlap = strided ? compute + b_time : compute > b_time ? compute : b_time;
     if (a_stream > overlap)
         overlap = a_stream;
-    double calls = row_tiles * col_tiles;
-    double c_inv = inv_bw_of(t, (double)mc * nc * 4.0, 1);
-    double c_time = calls * ((double)(mr * nr) * 4.0 * 2.0 * c_inv + 16.0);
     double packed = (double)K * tail; /* the narrow last panel */
     double copied = a_copied ? (double)M * K * (double)nJ : 0;
     double pack = packed * (4.0 * b_far + 4.0 / u->bw_l2) + copied * 8.0 / u->bw_l2;
     double batch = (double)p->batch;
-    f->load_elems = (packed + copied) * batch;
-    f->store_elems = (double)M * p->N * batch;
+    /* Sigma over all threads: the elements every thread copies of its share */
+    f->load_elems = (packed * gm + copied * gn) * batch;
+    f->store_elems = (double)p->M * p->N * batch;
     for (int i = 0; i < SP_NPATH; i++)
         f->bytes[i] = 0;
     f->core_load_elems = (packed + copied) * batch;
-    f->est_cycles = (overlap + c_time + pack) * batch;
+    f->est_cycles = (overlap + c_time + pack + (threads > 1 ? u->fork_join : 0)) * batch;
     f->buffer_use = (double)(sp_cpu_need(c, SP_CL1) + sp_cpu_need(c, SP_CL2));
-    f->grid_m = 1;
-    f->grid_n = 1;
+    f->grid_m = gm;
+    f->grid_n = gn;
 }
 
 void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figures *f)
 {
     if (c->nopack) {
-        model_nopack(x, c, f);
+        model_nopack(x, c, gm, gn, f);
         return;
     }
     const sp_target *t = x->t;
@@ -492,11 +510,11 @@ static void explain(const sp_ctx *x, const sp_config *c, unsigned bad, sp_text *
                 (long long)sp_cpu_l3_share(t, c->cores));
     if (bad & SP_BAD_NOPACK)
         sp_line(o,
-                "pack = false (A and B read in place, one micro-tile over all of K) needs fp32, "
-                "cores = 1, k = K (%lld), strategy OS and double_buffer off; this config has "
-                "%s, cores = %d, k = %d, strategy %s, double_buffer %s",
-                (long long)p->K, sp_dtype_name(p->dtype), c->cores, c->k,
-                sp_strategy_name(c->strategy), c->double_buffer ? "on" : "off");
+                "pack = false (A and B read in place, each micro-tile over a k block) needs "
+                "fp32, strategy OS and double_buffer off; this config has %s, strategy %s, "
+                "double_buffer %s",
+                sp_dtype_name(p->dtype), sp_strategy_name(c->strategy),
+                c->double_buffer ? "on" : "off");
     if (bad & SP_BAD_SPLIT && c->split == SP_SPLIT_MN)
         sp_line(o,
                 "split MN needs a grid of >= 2x2 threads dividing %d within %lldx%lld "

@@ -111,8 +111,8 @@ struct sp_walk {
 
 /* The CPU walk: blocks need no alignment, the micro-tile is one more axis,
  * and the cache rules judge (sp_cpu_check, as sp_check does). The no-pack
- * family (when the space allows it) runs over all of K, strategy OS without
- * double buffering, whatever the k axis holds. */
+ * family (when the space allows it) runs strategy OS without double
+ * buffering, over k blocks of the k axis's values below K, and all of K. */
 void sp_cpu_walk(const sp_walk *w, int st, int db, int32_t m, sink *out)
 {
     const sp_space *s = w->s;
@@ -121,9 +121,11 @@ void sp_cpu_walk(const sp_walk *w, int st, int db, int32_t m, sink *out)
         if (!(packs >> nopack & 1) || (nopack && (st != SP_OS || db)))
             continue;
         int32_t whole = (int32_t)w->x.p->K;
-        const int32_t *kv = nopack ? &whole : w->kv;
-        size_t nk = nopack ? 1 : w->nk;
-        for (size_t ki = 0; ki < nk; ki++)
+        size_t nk = w->nk;
+        if (nopack) /* the values below K, then K */
+            while (nk > 0 && w->kv[nk - 1] >= whole)
+                nk--;
+        for (size_t ki = 0; ki < nk + (size_t)nopack; ki++)
             for (size_t ni = 0; ni < w->nn; ni++)
                 for (size_t ui = 0; ui < w->nmicro; ui++)
                     for (size_t ci = 0; ci < w->ncores; ci++) {
@@ -131,7 +133,7 @@ void sp_cpu_walk(const sp_walk *w, int st, int db, int32_t m, sink *out)
                         int nsplit = cores == 1 ? 1 : s->nsplit;
                         for (int si = 0; si < nsplit; si++) {
                             sp_candidate c;
-                            c.config = (sp_config){.m = m, .n = w->nv[ni], .k = kv[ki],
+                            c.config = (sp_config){.m = m, .n = w->nv[ni], .k = ki < nk ? w->kv[ki] : whole,
                                                    .cores = cores, .strategy = (uint8_t)st,
                                                    .double_buffer = (uint8_t)db,
                                                    .split = (uint8_t)s->split[si],
@@ -240,9 +242,13 @@ static sink *run(const sp_target *t, const sp_problem *p, const sp_space *s, int
         nst += s->strategy[st];
     if (counts && ok) {
         /* the k values of each kernel family the space allows: the axis's for
-         * packing, one (K) for no-pack, a family of the kinds with micro-tiles */
+         * packing, those below K and K for no-pack, a family of the kinds with
+         * micro-tiles */
         unsigned packs = w.nmicro && s->packs ? s->packs : 1;
-        int64_t nk = (packs & 1 ? (int64_t)w.nk : 0) + (packs & 2 ? 1 : 0);
+        size_t below = w.nk;
+        while (below > 0 && w.kv[below - 1] >= p->K)
+            below--;
+        int64_t nk = (packs & 1 ? (int64_t)w.nk : 0) + (packs & 2 ? (int64_t)below + 1 : 0);
         int64_t f[] = {nst, ndb, (int64_t)w.nm, (int64_t)w.nn, nk,
                        (int64_t)s->cores.n, s->nsplit, (int64_t)(w.nmicro ? w.nmicro : 1)};
         counts->raw = 1;

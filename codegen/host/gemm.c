@@ -456,14 +456,23 @@ static size_t NT_(row_floats)(int K)
 #if NT_DTYPE == NT_FP32
 #ifdef NT_NOPACK
 
-/* The no-pack family: C (M x N, N whole NR-column panels; M, K >= 1) = alpha A
- * (lda) . B (ldb) + beta C, neither transposed, by MC x NC blocks of C, in each
- * a row of MR x NR tiles at a time, every tile over all of K with A and B read
- * in place (NT_(dkr)). A last, partial row of tiles, and any alpha and beta but
- * 1 and 0 or 1, go through a scratch tile (beta = 0 never reads C). When A's
- * rows are a multiple of ALIAS floats apart (they would share one L1d set),
- * each row of tiles reads a copy of its rows instead, an odd number of cache
- * lines apart (if the copy's memory cannot be had, A in place). */
+/* Columns [w0, w1) of a no-pack tile: c[0..rows) x [w0..w1) (row stride ldc)
+ * = alpha A rows (a, lda; kc floats of each) . B (b, kc rows of NR ldb apart)
+ * + beta c, through a scratch tile (beta = 0 never reads C): a last, partial
+ * row of tiles, an overlapping one, or alpha and beta other than 1 and 0 or 1. */
+static void NT_(dpart)(int kc, const float *a, ptrdiff_t lda, int rows, const float *b,
+                       ptrdiff_t ldb, float *c, ptrdiff_t ldc, float alpha, float beta, int w0,
+                       int w1)
+{
+    _Alignas(64) float t[NT_(MR) * NT_(NR)];
+    NT_(dkr)(kc, a, lda, rows, b, ldb, t, NT_(NR), 0);
+    for (int r = 0; r < rows; r++)
+        for (int q = w0; q < w1; q++) {
+            float *y = c + (ptrdiff_t)r * ldc + q, v = alpha * t[r * NT_(NR) + q];
+            *y = beta == 0.0f ? v : v + beta * *y;
+        }
+}
+
 #ifdef NT_DENSE
 
 /* Where the including code lists shapes (a library's entries of this kernel,
@@ -481,12 +490,13 @@ static inline __attribute__((always_inline)) void NT_(dense)(int M, int N, int K
 }
 
 /* One listed shape: taken when the call has it, dense, with alpha 1 and beta 0
- * or 1, and the shape is whole tiles whose A rows do not alias in L1d. */
+ * or 1, and the shape is whole tiles, in one k block, whose A rows do not
+ * alias in L1d. */
 #define NT_DENSE_CASE(m, n, k)                                                                   \
-    if ((m) % NT_(MR) == 0 && (n) % NT_(NR) == 0 && (k) % NT_(ALIAS) != 0 && M == (m) &&       \
-        N == (n) && K == (k) && lda == (k) && ldb == (n) && ldc == (n) && alpha == 1.0f &&      \
-        (beta == 0.0f || beta == 1.0f)) {                                                        \
-        if (beta == 0.0f)                                                                        \
+    if ((m) % NT_(MR) == 0 && (n) % NT_(NR) == 0 && (k) % NT_(ALIAS) != 0 && (k) <= NT_(KC) &&  \
+        M == (m) && N == (n) && K == (k) && lda == (k) && ldb == (n) && ldc == (n) &&           \
+        o->alpha == 1.0f && (o->beta == 0.0f || o->beta == 1.0f) && head == 0) {                \
+        if (o->beta == 0.0f)                                                                     \
             NT_(dense)(m, n, k, A, B, C, 0);                                                     \
         else                                                                                     \
             NT_(dense)(m, n, k, A, B, C, 1);                                                     \
@@ -494,48 +504,65 @@ static inline __attribute__((always_inline)) void NT_(dense)(int M, int N, int K
     }
 #endif
 
+/* The no-pack family: C (M x N; M, K >= 1) = alpha A (lda) . B (ldb) + beta C,
+ * neither transposed, by NR-column tiles from column head on (N >= head + NR),
+ * their columns up to `end`; the columns before and after them, if any, by
+ * tiles that overlap their neighbours (from column 0 and from N - NR), each
+ * writing only its own columns. By MC x NC blocks of C, in each by k blocks of
+ * KC (KC = K: one), in each a row of MR x NR tiles at a time, every tile over
+ * the k block with A and B read in place (NT_(dkr)): with KC < K a tile's
+ * first k block applies beta and the later ones add to C, so that B is read a
+ * few rows at a time along their length (a GEMV-like call streams B row by
+ * row instead of down its columns). When A's rows are a multiple of ALIAS
+ * floats apart (they would share one L1d set), each row of tiles reads a copy
+ * of its rows instead, an odd number of cache lines apart (if the copy's
+ * memory cannot be had, A in place). */
 static void NT_(direct)(int M, int N, int K, const float *A, ptrdiff_t lda, const float *B,
-                        ptrdiff_t ldb, float *C, ptrdiff_t ldc, const NT_(op) *o)
+                        ptrdiff_t ldb, float *C, ptrdiff_t ldc, const NT_(op) *o, int head)
 {
-    float alpha = o->alpha, beta = o->beta;
 #ifdef NT_DENSE
     NT_DENSE(NT_DENSE_CASE)
 #undef NT_DENSE_CASE
 #endif
-    int plain = alpha == 1.0f && (beta == 0.0f || beta == 1.0f), acc = beta != 0.0f;
-    int mc = NT_(mc)(M), nc = NT_(NC) < N ? NT_(NC) : N, temp = 0;
-    ptrdiff_t kw = (ptrdiff_t)NT_(row_floats)(K), la = lda;
+    int mc = NT_(mc)(M), nc = NT_(NC) < N ? NT_(NC) : N, kc = NT_(KC) < K ? NT_(KC) : K;
+    int end = head + (N - head) / NT_(NR) * NT_(NR), temp = 0;
+    ptrdiff_t kw = (ptrdiff_t)NT_(row_floats)(kc), la = lda;
     float *ac = NULL;
     if (lda % NT_(ALIAS) == 0 &&
         (ac = (float *)(void *)NT_(scratch)(1, (size_t)NT_(MR) * (size_t)kw * sizeof(float), &temp)))
         la = kw;
     for (int i0 = 0; i0 < M; i0 += mc)
-        for (int j0 = 0; j0 < N; j0 += nc) {
-            int i1 = M - i0 < mc ? M : i0 + mc, j1 = N - j0 < nc ? N : j0 + nc;
-            for (int i = i0; i < i1; i += NT_(MR)) {
-                int rows = i1 - i < NT_(MR) ? i1 - i : NT_(MR);
-                const float *a = A + (ptrdiff_t)i * lda;
-                if (ac) {
-                    for (int r = 0; r < rows; r++)
-                        memcpy(ac + r * kw, a + r * lda, sizeof(float) * (size_t)K);
-                    a = ac;
-                }
-                for (int j = j0; j < j1; j += NT_(NR)) {
-                    float *c = C + (ptrdiff_t)i * ldc + j;
-                    if (plain && rows == NT_(MR)) {
-                        NT_(dkr)(K, a, la, rows, B + j, ldb, c, ldc, acc);
-                        continue;
+        for (int j0 = head; j0 < end; j0 += nc)
+            for (int p0 = 0; p0 < K; p0 += kc) {
+                int i1 = M - i0 < mc ? M : i0 + mc, j1 = end - j0 < nc ? end : j0 + nc;
+                int kk = K - p0 < kc ? K - p0 : kc;
+                float alpha = o->alpha, beta = p0 > 0 ? 1.0f : o->beta; /* later k blocks add */
+                int plain = alpha == 1.0f && (beta == 0.0f || beta == 1.0f), acc = beta != 0.0f;
+                const float *bk = B + (ptrdiff_t)p0 * ldb;
+                for (int i = i0; i < i1; i += NT_(MR)) {
+                    int rows = i1 - i < NT_(MR) ? i1 - i : NT_(MR);
+                    const float *a = A + (ptrdiff_t)i * lda + p0;
+                    float *c = C + (ptrdiff_t)i * ldc;
+                    if (ac) {
+                        for (int r = 0; r < rows; r++)
+                            memcpy(ac + r * kw, a + r * lda, sizeof(float) * (size_t)kk);
+                        a = ac;
                     }
-                    _Alignas(64) float t[NT_(MR) * NT_(NR)];
-                    NT_(dkr)(K, a, la, rows, B + j, ldb, t, NT_(NR), 0);
-                    for (int r = 0; r < rows; r++)
-                        for (int q = 0; q < NT_(NR); q++) {
-                            float *y = c + (ptrdiff_t)r * ldc + q, v = alpha * t[r * NT_(NR) + q];
-                            *y = beta == 0.0f ? v : v + beta * *y;
-                        }
+                    for (int j = j0; j < j1; j += NT_(NR))
+                        if (plain && rows == NT_(MR))
+                            NT_(dkr)(kk, a, la, rows, bk + j, ldb, c + j, ldc, acc);
+                        else
+                            NT_(dpart)(kk, a, la, rows, bk + j, ldb, c + j, ldc, alpha, beta, 0,
+                                       NT_(NR));
+                    if (j0 > head)
+                        continue;
+                    if (head > 0) /* the first block: its overlapping tiles too */
+                        NT_(dpart)(kk, a, la, rows, bk, ldb, c, ldc, alpha, beta, 0, head);
+                    if (end < N)
+                        NT_(dpart)(kk, a, la, rows, bk + N - NT_(NR), ldb, c + N - NT_(NR), ldc,
+                                   alpha, beta, end - (N - NT_(NR)), NT_(NR));
                 }
             }
-        }
     if (temp)
         free(ac);
 }
@@ -543,7 +570,11 @@ static void NT_(direct)(int M, int N, int K, const float *A, ptrdiff_t lda, cons
 
 /* One thread's share of C (M x N, pointers already offset). The no-pack
  * family computes its whole column panels of an untransposed call in place,
- * the packing code the rest. */
+ * the packing code the rest. A no-pack kernel with k blocks (KC < K) streams
+ * B's rows, where a vector split across two cache lines costs a second access
+ * and a column panel packed costs a strided walk down B: it computes every
+ * column in place (N >= NR), its tiles overlapping at the edges, and, when
+ * its tiles and B's rows are whole lines, its whole tiles from a line on. */
 static void NT_(part)(int M, int N, int K, const NT_(in) *A, ptrdiff_t lda, const NT_(in) *B,
                       ptrdiff_t ldb, float *C, ptrdiff_t ldc, const NT_(op) *o)
 {
@@ -551,9 +582,16 @@ static void NT_(part)(int M, int N, int K, const NT_(in) *A, ptrdiff_t lda, cons
         return;
 #ifdef NT_NOPACK
     if (K > 0 && !o->ta && !o->tb) {
+        if (NT_(KC) < K && N >= NT_(NR)) {
+            int head = 0;
+            if (NT_(NR) % 16 == 0 && ldb % 16 == 0 && (uintptr_t)B % sizeof *B == 0)
+                head = (int)((64 - (uintptr_t)B % 64) % 64 / sizeof *B);
+            NT_(direct)(M, N, K, A, lda, B, ldb, C, ldc, o, N - head >= NT_(NR) ? head : 0);
+            return;
+        }
         int whole = N / NT_(NR) * NT_(NR);
         if (whole > 0)
-            NT_(direct)(M, whole, K, A, lda, B, ldb, C, ldc, o);
+            NT_(direct)(M, whole, K, A, lda, B, ldb, C, ldc, o, 0);
         if (whole == N)
             return;
         B += whole, C += whole, N -= whole;

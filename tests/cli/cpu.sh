@@ -320,8 +320,12 @@ run 0 gen --target host --shape 100x70x50 --strategy OS --tile 48x64x50 --micro 
     -o "$work/k_nopack.c"
 has "gen --pack off" "$(cat "$work/k_nopack.c")" "#define NT_NOPACK 1 "
 check_kernel "gen --pack off" "$work/k_nopack.c"
-run 1 gen --target host --shape 100x70x50 --strategy OS --tile 48x64x32 --micro 6x16 --pack off
-has "no-pack needs k = K" "$err" "k = K (50)"
+run 0 gen --target host --shape 100x70x50 --strategy OS --tile 48x64x3 --micro 1x16 --pack off \
+    --cores 2 --split N -o "$work/k_nopack_kb.c"
+check_kernel "gen --pack off, k blocks, 2 threads" "$work/k_nopack_kb.c"
+run 1 gen --target host --shape 100x70x50 --strategy OS --tile 48x64x32 --micro 6x16 --pack off \
+    --double-buffer on
+has "no-pack needs no double buffering" "$err" "needs fp32, strategy OS and double_buffer off"
 cat >"$work/small.lua" <<'LUA'
 target "host"
 matmul { name = "small", shapes = { {64, 64, 64}, {9, 40, 33} } }

@@ -23,7 +23,8 @@ enum { ROW = 101, COL = 102, NOTRANS = 111, TRANS = 112, CONJ = 113 };
  * tails around the micro-tiles, and the empty ones. */
 static const int anchors[][3] = {{64, 64, 64}, {65, 33, 17}, {200, 300, 100}, {9, 17, 33},
                                  {33, 9, 65},  {12, 64, 33}, {1, 1, 1},       {7, 130, 3},
-                                 {0, 5, 5},    {5, 0, 5},    {5, 5, 0},       {97, 61, 129}};
+                                 {0, 5, 5},    {5, 0, 5},    {5, 5, 0},       {97, 61, 129},
+                                 {1, 3000, 700}};
 
 static _Atomic int failures;
 

@@ -100,8 +100,12 @@ static const char checker_src[] =
     "    size_t na = M > 0 && K > 0 ? (size_t)(M - 1) * lda + K : 1;\n"
     "    size_t nb = K > 0 && N > 0 ? (size_t)(K - 1) * ldb + N : 1;\n"
     "    size_t nc = (size_t)(M > 0 ? M : 1) * ldc;\n"
-    "    float *A = malloc(na * sizeof *A), *B = malloc(nb * sizeof *B), *C = malloc(nc * sizeof *C);\n"
-    "    if (!A || !B || !C) {\n"
+    "    /* B at any float of a cache line (no-pack kernels that stream B align to one) */\n"
+    "    int boff = upto(2) ? upto(16) : 0;\n"
+    "    float *A = malloc(na * sizeof *A), *Bm = malloc((nb + (size_t)boff) * sizeof *Bm);\n"
+    "    float *C = malloc(nc * sizeof *C);\n"
+    "    float *B = Bm + boff;\n"
+    "    if (!A || !Bm || !C) {\n"
     "        fprintf(stderr, \"out of memory\\n\");\n"
     "        exit(2);\n"
     "    }\n"
@@ -152,7 +156,7 @@ static const char checker_src[] =
     "            }\n"
     "        }\n"
     "    free(A);\n"
-    "    free(B);\n"
+    "    free(Bm);\n"
     "    free(C);\n"
     "    return bad;\n"
     "}\n"
@@ -162,7 +166,8 @@ static const char checker_src[] =
     "    int nrandom = argc > 1 ? atoi(argv[1]) : 8;\n"
     "    static const int fixed[][3] = {{1, 1, 1}, {1, 1, 0}, {3, 5, 0}, {0, 4, 4}, {4, 0, 4},\n"
     "                                   {1, 37, 19}, {41, 1, 23}, {17, 29, 1}, {0, 0, 0},\n"
-    "                                   {37, 83, 1024}, {29, 70, 2048}};\n"
+    "                                   {37, 83, 1024}, {29, 70, 2048}, {1, 3072, 9},\n"
+    "                                   {2, 160, 37}, {3, 80, 5}, {1, 64, 3}, {7, 176, 1024}};\n"
     "    int failed = 0, shapes = 0;\n"
     "    for (int k = 0; k < nkernels; k++) {\n"
     "        int bad = 0;\n"
@@ -484,6 +489,15 @@ static size_t cases(sp_config *out, sp_dtype *dt)
                                  SP_SPLIT_M, np_tiles[i].mr, np_tiles[i].nr));
     out[n++] = nopack(with_micro(config(SP_OS, 96, 768, 256, 0, 1, SP_SPLIT_M, 0, 0),
                                  micro_of(16, 32)));
+    /* no-pack with k blocks (B streamed along its rows, overlapping edge tiles,
+     * whole tiles from a cache line), one row or several, on two threads too */
+    static const int kb_blocks[][5] = {{1, 4096, 1, 1, SP_SPLIT_M}, {1, 64, 2, 2, SP_SPLIT_N},
+                                       {7, 100, 3, 1, SP_SPLIT_M}, {16, 3072, 4, 2, SP_SPLIT_MN},
+                                       {6, 128, 2, 2, SP_SPLIT_M}};
+    static const sp_micro kb_tiles[] = {{1, 64}, {1, 16}, {3, 16}, {6, 64}, {1, 4}};
+    for (size_t i = 0; i < sizeof kb_blocks / sizeof kb_blocks[0]; i++)
+        out[n++] = nopack(config(SP_OS, kb_blocks[i][0], kb_blocks[i][1], kb_blocks[i][2], 0,
+                                 kb_blocks[i][3], kb_blocks[i][4], kb_tiles[i].mr, kb_tiles[i].nr));
     for (size_t i = 0; i < n; i++)
         dt[i] = SP_FP32;
     /* bf16 and fp16 storage, each on these: every strategy, both splits,

@@ -898,9 +898,10 @@ static double best_of(const sp_target *t, const sp_problem *p, unsigned packs, s
     return top.fig.est_cycles;
 }
 
-/* The no-pack family: its own rules (fp32, one thread, k = K, OS, no double
- * buffering; no cache rule), its enumeration beside the packing family's,
- * and a model that picks it where packing costs more than it saves. */
+/* The no-pack family: its own rules (fp32, OS, no double buffering; no cache
+ * rule), its enumeration beside the packing family's, and a model that picks
+ * it where packing costs more than it saves, with k blocks that stream B
+ * along its rows on GEMV-like shapes. */
 static void nopack(void)
 {
     sp_target t = fx_avx512();
@@ -908,25 +909,22 @@ static void nopack(void)
     sp_config c = cpu_cfg(SP_OS, 64, 64, 64, 0, 1, SP_SPLIT_M, 6, 16);
     c.nopack = 1;
     CHECK_INT(sp_check(&t, &p, &c), 0);
-    const char *why = "pack = false (A and B read in place, one micro-tile over all of K) needs "
-                      "fp32, cores = 1, k = K (64), strategy OS and double_buffer off; this "
-                      "config has ";
+    const char *why = "pack = false (A and B read in place, each micro-tile over a k block) needs "
+                      "fp32, strategy OS and double_buffer off; this config has ";
     char line[512];
+    /* k blocks and threads are the family's too */
+    sp_config kb = c;
+    kb.k = 4;
+    kb.cores = 2;
+    kb.split = SP_SPLIT_N;
+    CHECK_INT(sp_check(&t, &p, &kb), 0);
     sp_config bad = c;
-    bad.k = 32;
-    snprintf(line, sizeof line, "%sfp32, cores = 1, k = 32, strategy OS, double_buffer off\n", why);
-    EXPLAIN(&t, &p, bad, SP_BAD_NOPACK, line);
-    bad = c;
-    bad.cores = 2;
-    snprintf(line, sizeof line, "%sfp32, cores = 2, k = 64, strategy OS, double_buffer off\n", why);
-    EXPLAIN(&t, &p, bad, SP_BAD_NOPACK, line);
-    bad = c;
     bad.strategy = SP_IS;
     bad.double_buffer = 1;
-    snprintf(line, sizeof line, "%sfp32, cores = 1, k = 64, strategy IS, double_buffer on\n", why);
+    snprintf(line, sizeof line, "%sfp32, strategy IS, double_buffer on\n", why);
     EXPLAIN(&t, &p, bad, SP_BAD_NOPACK, line);
     sp_problem h = fx_problem(64, 64, 64, 1, SP_BF16);
-    snprintf(line, sizeof line, "%sbf16, cores = 1, k = 64, strategy OS, double_buffer off\n", why);
+    snprintf(line, sizeof line, "%sbf16, strategy OS, double_buffer off\n", why);
     EXPLAIN(&t, &h, c, SP_BAD_NOPACK, line);
     /* nothing stays resident, so no cache rule: an A panel of 6 x 100000
      * would overflow L1 when packing */
@@ -936,9 +934,9 @@ static void nopack(void)
     d.nopack = 1;
     CHECK_INT(sp_check(&t, &deep, &d), 0);
 
-    /* Enumeration: the packing family, the no-pack one (k = K whatever the k
-     * axis holds, one per m x n x micro-tile), or both; never a config
-     * sp_check refuses, figures as sp_model gives them. */
+    /* Enumeration: the packing family, the no-pack one (the k axis's values
+     * below K, and K: 16, 32 and 70 per m x n x micro-tile x cores), or both;
+     * never a config sp_check refuses, figures as sp_model gives them. */
     sp_problem q = fx_problem(100, 90, 70, 1, SP_FP32);
     int32_t cores[] = {1, 2}, kv[] = {16, 32};
     sp_split splits[] = {SP_SPLIT_M};
@@ -965,20 +963,20 @@ static void nopack(void)
             memset(&f, 0, sizeof f);
             sp_model(&t, &q, e, &f);
             wrong += sp_check(&t, &q, e) != 0 || memcmp(&f, &all[i].fig, sizeof f) != 0 ||
-                     (e->nopack && (e->k != 70 || e->cores != 1 || e->strategy != SP_OS ||
-                                    e->double_buffer));
+                     (e->nopack && ((e->k != 16 && e->k != 32 && e->k != 70) ||
+                                    e->strategy != SP_OS || e->double_buffer));
             nopacks += e->nopack;
         }
         CHECK_INT(wrong, 0);
-        CHECK_INT(nopacks, packs & 2 ? 3 * 2 * 3 : 0); /* m x n x micro-tiles */
+        CHECK_INT(nopacks, packs & 2 ? 3 * 2 * 3 * 3 * 2 : 0); /* m x n x micro x k x cores */
         CHECK_INT(n[packs].legal, got[packs]);
         free(all);
     }
     CHECK_INT(got[3], got[1] + got[2]);
-    /* the raw product: the k axis for packing, one k for no-pack */
+    /* the raw product: the k axis for packing, its values below K and K for no-pack */
     CHECK_INT(n[1].raw, 3 * 2 * 3 * 2 * 2 * 2 * 1 * 3);
-    CHECK_INT(n[2].raw, 3 * 2 * 3 * 2 * 1 * 2 * 1 * 3);
-    CHECK_INT(n[3].raw, 3 * 2 * 3 * 2 * 3 * 2 * 1 * 3);
+    CHECK_INT(n[2].raw, 3 * 2 * 3 * 2 * 3 * 2 * 1 * 3);
+    CHECK_INT(n[3].raw, 3 * 2 * 3 * 2 * 5 * 2 * 1 * 3);
     /* a space of no-pack only on a problem it cannot take: nothing legal */
     sp_problem q16 = fx_problem(100, 90, 70, 1, SP_BF16);
     s.packs = 2;
@@ -1009,6 +1007,32 @@ static void nopack(void)
         CHECK_INT(cb.nopack, shapes[i].nopack);
         CHECK(both == (direct < packed ? direct : packed));
     }
+
+    /* GEMV-like: 1x64 tiles over k blocks of a few rows stream B along its
+     * rows, faster than over all of K (down B's columns, 12 KiB apart), than
+     * k blocks of more rows than the prefetchers follow, and than column
+     * blocks of which one is too narrow to stream; two threads split N */
+    sp_problem g = fx_problem(1, 3072, 768, 1, SP_FP32);
+    sp_config whole = cpu_cfg(SP_OS, 1, 3072, 768, 0, 1, SP_SPLIT_M, 1, 64);
+    whole.nopack = 1;
+    sp_config k4 = whole, k64 = whole, k4n = whole, k4t = whole;
+    k4.k = k4n.k = k4t.k = SP_CPU_STREAMS;
+    k64.k = 64;
+    k4n.n = 2944;
+    k4t.cores = 2;
+    k4t.split = SP_SPLIT_N;
+    double est[5];
+    const sp_config *gc[5] = {&k4, &whole, &k64, &k4n, &k4t};
+    for (int i = 0; i < 5; i++) {
+        sp_figures f;
+        CHECK_INT(sp_check(&t, &g, gc[i]), 0);
+        sp_model(&t, &g, gc[i], &f);
+        est[i] = f.est_cycles;
+    }
+    CHECK(est[0] < est[1]);
+    CHECK(est[0] < est[2]);
+    CHECK(est[0] < est[3]);
+    CHECK(est[4] < est[0]);
 }
 
 int main(void)
