@@ -33,13 +33,18 @@ space {
   strategy      = { "IS", "WS", "OS" },
   m             = ms,
   n             = multiples(64, 3072),
-  k             = multiples(64, 1024),
-  micro         = { "6x64", "8x48", "12x32", "14x32", "4x64", "8x32" },
+  k             = { 1, 2, 4, table.unpack(multiples(64, 1024)) },
+  micro         = { "6x64", "8x48", "12x32", "14x32", "4x64", "8x32", "1x64" },
   double_buffer = { false, true },
   cores         = cores == 1 and { 1 } or { 1, 2 },
   split         = cores == 1 and { "M" } or { "M", "N", "MN" },
   pack          = { true, false },  -- the no-pack family where packing costs more than it saves
-  constraint    = function(c) return c.m >= 48 or c.M < 48 end,
+  -- k blocks of a few rows (B streamed row by row) and the one-row tile only for
+  -- GEMV-like shapes in the no-pack family
+  constraint    = function(c)
+    return (c.m >= 48 or c.M < 48) and (c.k >= 64 or (not c.pack and c.M < 6))
+           and (c.mr > 1 or c.M < 6)
+  end,
 }
 
 tune {
