@@ -170,6 +170,14 @@ static inline void nt_lib_relax(void)
 #endif
 }
 
+/* Whether a worker that last worked or woke at `since` still spins: for
+ * nt_lib_spin seconds after, and until a rouse's deadline. */
+static int nt_lib_spinning(double since)
+{
+    double now = nt_lib_now();
+    return now - since < nt_lib_spin || now < atomic_load(&nt_lib_pool.until);
+}
+
 /* Worker `id` (passed as the pointer's value): runs its cell of each call. */
 static int nt_lib_worker(void *p)
 {
@@ -179,8 +187,7 @@ static int nt_lib_worker(void *p)
         double t0 = nt_lib_now();
         unsigned g;
         for (long spins = 0; (g = atomic_load(&nt_lib_pool.gen)) == seen; spins++) {
-            double now = spins & 255 ? 0 : nt_lib_now();
-            if ((spins & 255) || now - t0 < nt_lib_spin || now < atomic_load(&nt_lib_pool.until)) {
+            if ((spins & 255) || nt_lib_spinning(t0)) { /* the clock every 256 spins */
                 nt_lib_relax();
                 continue;
             }
@@ -244,11 +251,11 @@ static void nt_lib_parallel(int n, void (*fn)(void *, int), void *arg)
 
 static void nt_lib_nothing(void *arg, int t) { (void)arg, (void)t; }
 
-/* Whether n - 1 workers exist and none sleeps: a call starts at once. */
+/* Whether n - 1 workers exist and none sleeps: a call starts at once. (In a
+ * child of fork `made` is its parent's: its first call makes them.) */
 static int nt_lib_pool_awake(int n)
 {
-    return nt_lib_pool.made >= n - 1 && nt_lib_pool.pid == getpid() &&
-           atomic_load(&nt_lib_pool.sleepers) == 0;
+    return nt_lib_pool.made >= n - 1 && atomic_load(&nt_lib_pool.sleepers) == 0;
 }
 
 /* Wakes sleeping workers to spin again until `seconds` from now and their
