@@ -40,13 +40,28 @@ static bool same_problem(const rs_entry *a, const rs_entry *b)
     return sp_problem_cmp(&a->problem, &b->problem, true) == 0;
 }
 
+/* Whether e is an ok measurement of the search (not a final's). */
+static bool ok_search(const rs_entry *e)
+{
+    return strcmp(e->status, "ok") == 0 && strcmp(e->round, "search") == 0;
+}
+
+/* Whether entry i of c is the first of its problem. */
+static bool first_of_problem(const rs_cache *c, size_t i)
+{
+    for (size_t j = 0; j < i; j++)
+        if (same_problem(rs_cache_entry(c, j), rs_cache_entry(c, i)))
+            return false;
+    return true;
+}
+
 /* The ok search rows of cache, their estimates on t (cycles). Returns how many. */
 static size_t estimated(const rs_cache *cache, const sp_target *t, rs_entry *out)
 {
     size_t n = 0;
     for (size_t i = 0; i < rs_cache_size(cache); i++) {
         const rs_entry *e = rs_cache_entry(cache, i);
-        if (strcmp(e->status, "ok") != 0 || strcmp(e->round, "search") != 0)
+        if (!ok_search(e))
             continue;
         sp_figures f;
         out[n] = *e;
@@ -119,8 +134,7 @@ static double best_of(const rs_cache *cache, const rs_entry *p)
     double best = INFINITY;
     for (size_t i = 0; i < rs_cache_size(cache); i++) {
         const rs_entry *e = rs_cache_entry(cache, i);
-        if (same_problem(e, p) && strcmp(e->status, "ok") == 0 &&
-            strcmp(e->round, "search") == 0 && e->measured < best)
+        if (same_problem(e, p) && ok_search(e) && e->measured < best)
             best = e->measured;
     }
     return best;
@@ -184,10 +198,7 @@ static void searches(const run *runs, int nruns)
     const rs_cache *first = runs[0].cache[0];
     for (size_t i = 0; i < rs_cache_size(first) && cells + MAXROUNDS <= MAXCELLS; i++) {
         const rs_entry *p = rs_cache_entry(first, i);
-        bool seen = false;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = same_problem(rs_cache_entry(first, j), p);
-        if (seen)
+        if (!first_of_problem(first, i))
             continue;
         char shape[SP_SHAPE_MAX];
         sp_problem_shape(&p->problem, shape, sizeof shape);
@@ -224,8 +235,10 @@ static void searches(const run *runs, int nruns)
             double med = median(v[k], cells);
             if (l == 0)
                 base[k] = med;
-            if (isfinite(med))
+            if (isfinite(med) && isfinite(base[k]))
                 snprintf(text[k], sizeof text[k], "%5.1f (%.2fx)", med, med / base[k]);
+            else if (isfinite(med)) /* the first never got there: no ratio */
+                snprintf(text[k], sizeof text[k], "%5.1f", med);
             else
                 snprintf(text[k], sizeof text[k], "%5s", "-");
         }
@@ -251,26 +264,16 @@ static void retest(const rs_cache *sample, const rs_cache *again)
     size_t good = 0, shapes = 0;
     for (size_t i = 0; i < n; i++) {
         const rs_entry *p = rs_cache_entry(sample, i);
-        bool seen = false;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = same_problem(rs_cache_entry(sample, j), p);
-        if (seen)
+        if (!first_of_problem(sample, i))
             continue;
         size_t k = 0;
         for (size_t j = i; j < n; j++) {
-            const rs_entry *e = rs_cache_entry(sample, j);
-            if (!same_problem(e, p) || strcmp(e->status, "ok") != 0 || strcmp(e->round, "search") != 0)
-                continue;
-            for (size_t m = 0; m < rs_cache_size(again); m++) {
-                const rs_entry *f = rs_cache_entry(again, m);
-                if (same_problem(f, e) && strcmp(f->status, "ok") == 0 &&
-                    strcmp(f->round, "search") == 0 &&
-                    memcmp(&f->config, &e->config, sizeof e->config) == 0) {
-                    x[k] = e->measured, y[k] = f->measured;
-                    d[k] = fabs(log(f->measured / e->measured));
-                    k++;
-                    break;
-                }
+            const rs_entry *e = rs_cache_entry(sample, j), *f;
+            if (same_problem(e, p) && ok_search(e) &&
+                (f = rs_cache_find(again, &e->problem, &e->config)) && ok_search(f)) {
+                x[k] = e->measured, y[k] = f->measured;
+                d[k] = fabs(log(f->measured / e->measured));
+                k++;
             }
         }
         if (k < 3)
