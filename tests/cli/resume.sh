@@ -451,16 +451,19 @@ SH
     local tmp
     tmp=$(find "$dir" -name '*.tmp.*')
     if [ -z "$tmp" ]; then ok; else bad "final: temporary files left: $tmp"; fi
-    # run again, the journal's final stands: nothing compiled, nothing
-    # journaled, the same table (the best of the final's figures; the target
-    # line has the clock as measured now)
-    cp "$j" "$dir/journal.csv"
-    sed 2d "$dir/out/r-table.csv" >"$dir/table.csv"
-    if finish_run "$dir" env CC="sh $work/cc.sh"; then ok; else bad "final: run again: $(cat "$dir/err")"; fi
-    same "final: run again: kernels compiled" "$(cat "$state/calls")" 0
-    same_file "final: run again: the journal" "$j" "$dir/journal.csv"
-    sed 2d "$dir/out/r-table.csv" >"$dir/table-again.csv"
-    same_file "final: run again: the table" "$dir/table-again.csv" "$dir/table.csv"
+    # again WHAT: run again, the journal's final stands: nothing compiled,
+    # nothing journaled, the same table (the best of the final's figures; the
+    # target line has the clock as measured now)
+    again() {
+        cp "$j" "$dir/journal.csv"
+        sed 2d "$dir/out/r-table.csv" >"$dir/table.csv"
+        if finish_run "$dir" env CC="sh $work/cc.sh"; then ok; else bad "final: $1: $(cat "$dir/err")"; fi
+        same "final: $1: kernels compiled" "$(cat "$state/calls")" 0
+        same_file "final: $1: the journal" "$j" "$dir/journal.csv"
+        sed 2d "$dir/out/r-table.csv" >"$dir/table-again.csv"
+        same_file "final: $1: the table" "$dir/table-again.csv" "$dir/table.csv"
+    }
+    again "run again"
 
     # killed between the final's two rows: the one left is no final; the
     # resumed run holds the final again, both finalists side by side
@@ -478,13 +481,7 @@ SH
     sed -i 's/budget = 2,/budget = 3,/' "$dir/r.lua"
     if finish_run "$dir" env CC="sh $work/cc.sh"; then ok; else bad "final: budget 3: $(cat "$dir/err")"; fi
     same "final: budget 3: search rows" "$(grep -c ',search,' "$j")" 3
-    cp "$j" "$dir/journal.csv"
-    sed 2d "$dir/out/r-table.csv" >"$dir/table.csv"
-    if finish_run "$dir" env CC="sh $work/cc.sh"; then ok; else bad "final: budget 3 again: $(cat "$dir/err")"; fi
-    same "final: budget 3 again: kernels compiled" "$(cat "$state/calls")" 0
-    same_file "final: budget 3 again: the journal" "$j" "$dir/journal.csv"
-    sed 2d "$dir/out/r-table.csv" >"$dir/table-again.csv"
-    same_file "final: budget 3 again: the table" "$dir/table-again.csv" "$dir/table.csv"
+    again "budget 3 again"
 }
 
 # ---------------------------------------------------------------------------
