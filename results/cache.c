@@ -119,10 +119,15 @@ const rs_entry *rs_cache_entry(const rs_cache *c, size_t i)
     return c && i < c->n ? &c->e[i] : NULL;
 }
 
+bool rs_verdict_failed(const rs_entry *e)
+{
+    return e->verdict[0] && strcmp(e->verdict, "ok") != 0;
+}
+
 void rs_cache_apply_verdicts(rs_cache *c)
 {
     for (size_t i = 0; c && i < c->n; i++)
-        if (c->e[i].verdict[0] && strcmp(c->e[i].verdict, "ok") != 0)
+        if (rs_verdict_failed(&c->e[i]))
             snprintf(c->e[i].status, sizeof c->e[i].status, "%s", c->e[i].verdict);
 }
 

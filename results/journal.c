@@ -295,8 +295,8 @@ static bool read_rows(const char *path, char *buf, size_t len, rules *r, rs_cach
         snprintf(verdict, sizeof verdict, "%s", verify ? e.status : had ? had->verdict : "");
         if (final)
             figure = ok ? e.measured : NAN, at = e.line;
-        if (((final && (r->search_figures || !ok)) || (verify && r->search_figures)) && had &&
-            strcmp(had->status, "ok") == 0)
+        bool beside = r->search_figures ? final || verify : final && !ok;
+        if (beside && had && strcmp(had->status, "ok") == 0)
             e = *had; /* the search's row stands */
         e.final = figure;
         e.final_line = at;

@@ -75,6 +75,8 @@ const rs_entry *rs_cache_find(const rs_cache *c, const sp_problem *p, const sp_c
 size_t rs_cache_size(const rs_cache *c);
 /* Entry i (i < rs_cache_size) in the order its key was first seen. */
 const rs_entry *rs_cache_entry(const rs_cache *c, size_t i);
+/* Whether e's verification failed (rs_entry.verdict: a status other than ok). */
+bool rs_verdict_failed(const rs_entry *e);
 /* Gives every entry whose verification failed (rs_entry.verdict) that
  * status: a wrong kernel's figure is no measurement of its config, so the
  * model is not judged or fitted against it. */

@@ -296,17 +296,19 @@ static bool final_round(tn_session *r, plan *pl, char *err, size_t errlen)
         line[k] = had[k] ? had[k]->final_line : 0;
     }
     if (pl->resumed == pl->measured && tn_final_whole(line, nf)) {
-        for (size_t k = 0; k < nf; k++) {
+        long first = line[0];
+        for (size_t k = 1; k < nf; k++)
+            first = line[k] < first ? line[k] : first;
+        size_t by_line[TN_FINAL_MAX]; /* whole: lines first .. first + nf - 1 */
+        for (size_t k = 0; k < nf; k++)
+            by_line[line[k] - first] = k;
+        for (size_t q = 0; q < nf; q++) {
+            size_t k = by_line[q];
             if (!isfinite(had[k]->final)) /* it failed in the final */
                 continue;
             pl->ms[fin[k]].value = had[k]->final;
-            size_t at = pl->nfin++;
-            for (; at > 0 && line[pl->fin[at - 1]] > line[k]; at--)
-                pl->fin[at] = pl->fin[at - 1];
-            pl->fin[at] = k; /* an index into fin for now */
+            pl->fin[pl->nfin++] = fin[k];
         }
-        for (size_t q = 0; q < pl->nfin; q++)
-            pl->fin[q] = fin[pl->fin[q]];
         return true;
     }
     sp_candidate c[TN_FINAL_MAX];
@@ -454,7 +456,7 @@ static bool tune_problem(tn_session *r, size_t pi, plan *pl, char *err, size_t e
         /* a verification the journal holds failed stands (the search replayed
          * what the search heard: an ok row); one that passed left no row */
         const rs_entry *e = rs_cache_find(r->cache, pl->p, &pl->cands[pl->best].config);
-        if (e && e->verdict[0] && strcmp(e->verdict, "ok") != 0) {
+        if (e && rs_verdict_failed(e)) {
             m->status = status_of(e->verdict);
             snprintf(m->detail, sizeof m->detail, "failed verification (%s) in the run this resumes",
                      e->verdict);
