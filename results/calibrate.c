@@ -81,8 +81,8 @@ typedef struct {
     const int *field;           /* the figures fitted */
     size_t p;
     bool seconds;
-    double *lo, *hi;            /* each log figure's reach */
-    double *mid;                /* each log figure's start: its prior's centre */
+    double *mid;                /* each log figure's start: the centre of its reach
+                                 * (log(REACH) either way) and of its prior */
     double prior;               /* the prior's sd (0: none): then p residuals x - mid
                                  * follow the n rows' */
 } problem;
@@ -99,7 +99,8 @@ static void target_at(const problem *pb, const gsl_vector *x, sp_target *t)
     *t = *pb->start;
     for (size_t j = 0; j < pb->p; j++) {
         double v = gsl_vector_get(x, j);
-        v = v < pb->lo[j] ? pb->lo[j] : v > pb->hi[j] ? pb->hi[j] : v;
+        double lo = pb->mid[j] - log(REACH), hi = pb->mid[j] + log(REACH);
+        v = v < lo ? lo : v > hi ? hi : v;
         *figure_of(t, pb->field[j]) = exp(v);
     }
 }
@@ -399,8 +400,6 @@ static run_status run(problem *pb, int *field, const gsl_vector *rows_wts, doubl
         double s = log(v > 0 ? v : FLOOR);
         gsl_vector_set(x, j, s);
         pb->mid[j] = s;
-        pb->lo[j] = s - log(REACH);
-        pb->hi[j] = s + log(REACH);
     }
     gsl_multifit_nlinear_fdf fdf = {.f = residuals, .n = nr, .p = p, .params = pb};
     int status = gsl_multifit_nlinear_winit(x, wts, &fdf, w);
@@ -453,7 +452,7 @@ static run_status run(problem *pb, int *field, const gsl_vector *rows_wts, doubl
     }
     size_t edge[RS_FIT_MAX], nedge = 0;
     for (size_t j = 0; j < p; j++)
-        if (gsl_vector_get(sol, j) <= pb->lo[j] || gsl_vector_get(sol, j) >= pb->hi[j])
+        if (fabs(gsl_vector_get(sol, j) - pb->mid[j]) >= log(REACH))
             edge[nedge++] = j;
     if (nbad || ndep || nedge) {
         const size_t *which = nedge ? edge : nbad ? bad : dep;
@@ -583,8 +582,8 @@ bool rs_calibrate(const sp_target *start, const rs_entry *rows, size_t n, const 
     const rs_entry **fit = malloc(n * sizeof *fit);
     bool *held = malloc(n * sizeof *held);
     gsl_vector *wts = gsl_vector_alloc(n);
-    double lo[RS_FIT_MAX], hi[RS_FIT_MAX], mid[RS_FIT_MAX];
-    pb.lo = lo, pb.hi = hi, pb.mid = mid, pb.prior = o->prior;
+    double mid[RS_FIT_MAX];
+    pb.mid = mid, pb.prior = o->prior;
     bool ok = row && fit && held && wts;
     if (!ok)
         snprintf(err, errlen, "out of memory");
