@@ -746,8 +746,9 @@ bool ls_tune_reset(ls_script *s)
     t->budget = 32;
     t->seed = 1;
     t->timeout = 60;
-    t->verify = true;
+    t->verify = 1;
     t->calibrate = -1;
+    t->final = 1;
     t->script_timeout = 60;
     t->constraint_timeout = 60;
     return ok;
@@ -824,7 +825,8 @@ static int l_tune(lua_State *L)
     static const char *const keys[] = {"measure", "search",         "budget",
                                        "results", "table",          "seed",
                                        "timeout", "script_timeout", "constraint_timeout",
-                                       "verify",  "calibrate",      NULL};
+                                       "verify",  "calibrate",      "final",
+                                       NULL};
     ls_script *s = ls_script_of(L);
     char where[LS_WHERE_MAX];
     begin_once(L, "tune", s->have_tune, s->tune_where, where);
@@ -872,19 +874,17 @@ static int l_tune(lua_State *L)
         lua_pop(L, 1);
     }
 
-    if (get(L, "verify")) {
-        if (lua_type(L, -1) != LUA_TBOOLEAN)
-            ls_fail(L, "tune", "'verify' must be true or false");
-        t->verify = lua_toboolean(L, -1);
+    /* Switches: calibrate is -1 (the backend decides) unless the script says. */
+    static const char *const switches[] = {"verify", "calibrate", "final"};
+    int *flag[] = {&t->verify, &t->calibrate, &t->final};
+    for (int i = 0; i < 3; i++) {
+        if (get(L, switches[i])) {
+            if (lua_type(L, -1) != LUA_TBOOLEAN)
+                ls_fail(L, "tune", "'%s' must be true or false", switches[i]);
+            *flag[i] = lua_toboolean(L, -1);
+        }
+        lua_pop(L, 1);
     }
-    lua_pop(L, 1);
-
-    if (get(L, "calibrate")) {
-        if (lua_type(L, -1) != LUA_TBOOLEAN)
-            ls_fail(L, "tune", "'calibrate' must be true or false");
-        t->calibrate = lua_toboolean(L, -1);
-    }
-    lua_pop(L, 1);
 
     if (get(L, "results"))
         read_path(L, "results", &t->results);

@@ -42,11 +42,13 @@ typedef struct {
     const char *table;    /* tuning table CSV path */
     unsigned long seed;
     double timeout;       /* seconds per candidate, > 0 */
-    bool verify;          /* check each winner's result (false: a board that cannot
+    int verify;           /* check each winner's result (0: a board that cannot
                            * return C; its table rows say verified 0) */
     int calibrate;        /* refit the model to the run's measurements after each batch
                            * and rank by it: 1, 0, or -1 when the script does not say
                            * (the backend decides: ms_backend.hardware) */
+    int final;            /* time the search's best again side by side, where the
+                           * backend can (ms_backend.final): 1 or 0 */
     double script_timeout;     /* seconds the script file may run, > 0 */
     double constraint_timeout; /* seconds all constraint calls may take together, > 0 */
 } ls_tune;

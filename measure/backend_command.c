@@ -361,24 +361,25 @@ static bool run_ok(const state *st, const bs_result *r, char *why, size_t len,
     return false;
 }
 
-static void cmd_measure(ms_backend *b, const sp_target *t, const sp_problem *p,
-                        const sp_candidate *c, ms_measurement *out)
+/* One run of candidate c: its time into *value (out ok), or out's status and
+ * detail say why not; the kernel file is kept only for a failed run. */
+static bool timed_run(ms_backend *b, const sp_target *t, const sp_problem *p,
+                      const sp_candidate *c, ms_measurement *out, double *value)
 {
     state *st = b->state;
     files fs;
     bs_result *r = board_run(st, t, p, c, NULL, &fs, out);
     if (!r)
-        return;
+        return false;
     unlink(fs.output); /* C is checked for the winner only (cmd_verify) */
     char line[200], why[256];
-    double value;
     int unit = UNIT_UNDECIDED;
     if (run_ok(st, r, why, sizeof why, out)) {
         last_line(r->out, line, sizeof line);
-        if (!parse_time(line, &value, &unit)) {
+        if (!parse_time(line, value, &unit)) {
             snprintf(why, sizeof why, "cannot parse a time from the command's output: '%s'",
                      line);
-        } else if (!(value > 0)) {
+        } else if (!(*value > 0)) {
             snprintf(why, sizeof why, "the command printed a time that is not positive: '%s'",
                      line);
         } else {
@@ -391,7 +392,6 @@ static void cmd_measure(ms_backend *b, const sp_target *t, const sp_problem *p,
                 unit = UNIT_UNDECIDED;
             }
             if (unit != UNIT_UNDECIDED) {
-                ms_summarise(&value, 1, out);
                 out->status = MS_OK;
                 out->detail[0] = '\0';
             }
@@ -402,6 +402,51 @@ static void cmd_measure(ms_backend *b, const sp_target *t, const sp_problem *p,
         unlink(fs.kernel);
     else
         ms_set_detail(out, "%s; kernel kept: %s", why, fs.kernel);
+    return out->status == MS_OK;
+}
+
+static void cmd_measure(ms_backend *b, const sp_target *t, const sp_problem *p,
+                        const sp_candidate *c, ms_measurement *out)
+{
+    double value;
+    if (timed_run(b, t, p, c, out, &value))
+        ms_summarise(&value, 1, out);
+}
+
+/* The final's rounds: each runs every finalist once, one after another. */
+enum { CMD_FINAL_ROUNDS = 3 };
+
+/* The final: candidates c[0..n) run in CMD_FINAL_ROUNDS rounds, one at a time,
+ * each round in another order (rotated by one), so that the board's drift
+ * between the search's runs does not pick the winner; each figure is the
+ * median of its rounds. A candidate whose run fails keeps that failure and
+ * runs no more. */
+static void cmd_final(ms_backend *b, const sp_target *t, const sp_problem *p,
+                      const sp_candidate *c, size_t n, ms_measurement *out)
+{
+    double (*v)[CMD_FINAL_ROUNDS] = calloc(n ? n : 1, sizeof *v);
+    bool *failed = calloc(n ? n : 1, sizeof *failed);
+    for (size_t i = 0; i < n; i++) {
+        memset(&out[i], 0, sizeof out[i]);
+        if (!v || !failed) {
+            out[i].status = MS_CRASH;
+            ms_set_detail(&out[i], "out of memory for the final");
+        }
+    }
+    for (int r = 0; r < CMD_FINAL_ROUNDS && v && failed; r++)
+        for (size_t j = 0; j < n; j++) {
+            size_t i = (j + (size_t)r) % n;
+            if (!failed[i])
+                failed[i] = !timed_run(b, t, p, &c[i], &out[i], &v[i][r]);
+        }
+    for (size_t i = 0; i < n && v && failed; i++)
+        if (!failed[i]) {
+            ms_summarise(v[i], CMD_FINAL_ROUNDS, &out[i]);
+            ms_set_detail(&out[i], "final: %d rounds, one run each, alternating with %zu other%s",
+                          CMD_FINAL_ROUNDS, n - 1, n == 2 ? "" : "s");
+        }
+    free(v);
+    free(failed);
 }
 
 /* C from the board's {output} file into a new buffer of want bytes (host
@@ -561,7 +606,7 @@ ms_backend *ms_command_open(const ms_settings *s, char *err, size_t errlen)
     st->inputs = strstr(s->command, "{inputs}") != NULL;
     atomic_init(&st->unit, UNIT_UNDECIDED);
     *b = (ms_backend){.unit = "s", .parallel = true, .hardware = true,
-                      .measure = cmd_measure, .verify = s->no_verify ? NULL : cmd_verify,
-                      .close = cmd_close, .state = st};
+                      .measure = cmd_measure, .final = cmd_final,
+                      .verify = s->no_verify ? NULL : cmd_verify, .close = cmd_close, .state = st};
     return b;
 }

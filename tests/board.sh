@@ -15,6 +15,9 @@
 #   garbage   prints no number
 #   hang      writes its pid and a background child's to PIDFILE, sleeps
 #   leftover  prints a time, leaves a child (pid in PIDFILE) holding stdout
+#   rounds    prints 10 cycles times the kernel's run count (kept per config line in the
+#             directory PIDFILE names, where DIR/log gets each run's config line); from
+#             its second run on, a kernel whose config line starts with "config PATTERN" fails
 mode=$1
 kernel=$2
 [ -r "$kernel" ] || { echo "board: cannot read kernel '$kernel'" >&2; exit 2; }
@@ -73,6 +76,18 @@ leftover)
     sleep 30 &
     echo "$!" > "$3"
     echo "1.5 ms"
+    ;;
+rounds)
+    cfg=$(grep -m 1 '^config' "$kernel")
+    key=$(printf '%s' "$cfg" | cksum | cut -d' ' -f1)
+    n=$(($(cat "$3/n-$key" 2>/dev/null || echo 0) + 1))
+    echo "$n" >"$3/n-$key"
+    echo "$cfg" >>"$3/log"
+    if [ "$n" -ge 2 ] && [ -n "$4" ] && printf '%s\n' "$cfg" | grep -q "^config $4"; then
+        echo "board: lost the kernel" >&2
+        exit 1
+    fi
+    echo "$((10 * n)) cycles"
     ;;
 *)
     echo "board: unknown mode '$mode'" >&2

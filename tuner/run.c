@@ -268,7 +268,7 @@ static void config_text(const sp_config *c, char *out, size_t len)
  * (with a warning) and takes no part in the choice. */
 static bool final_round(tn_session *r, plan *pl, char *err, size_t errlen)
 {
-    if (!r->backend->final || best_ok(pl) < 0)
+    if (!r->backend->final || !ls_tune_get(r->script)->final || best_ok(pl) < 0)
         return true;
     double *value = malloc(sizeof *value * pl->n);
     bool *ok = malloc(sizeof *ok * pl->n);

@@ -352,7 +352,8 @@ same "resumed table in cycles" "$(tail -n +4 "$work/unit/r-table.csv" | cut -d, 
 echo bytes >"$work/unit/mode"
 sed -i 's/budget = 2/budget = 4/' "$work/unit/r.lua"
 run 0 --quiet unit/r.lua
-same "answers in another unit refused" "$(grep -c ',command,crash,,' "$work/unit/r.csv")" "4"
+same "answers in another unit refused" "$(grep ',command,crash,,' "$work/unit/r.csv" | grep -c ',search,')" "4"
+same "finalists in another unit refused" "$(grep ',command,crash,,' "$work/unit/r.csv" | grep -c ',final,')" "4"
 same "table stays in cycles" "$(tail -n +4 "$work/unit/r-table.csv" | cut -d, -f16 | sort -u)" "cycles"
 
 # --- a write error on standard output is an error of every command ---

@@ -187,7 +187,8 @@ space {
   double_buffer = { false, true },
 }
 tune { measure = { command = "sh $work/stand-in.sh sh $work/board.sh {kernel}" }, search = "random",
-       budget = 20, seed = 7, verify = false, timeout = 600, results = "out/r.csv", table = "out/r-table.csv" }
+       budget = 20, seed = 7, verify = false, final = false, timeout = 600,
+       results = "out/r.csv", table = "out/r-table.csv" }
 LUA
     }
     local ref=$work/ref
@@ -496,7 +497,7 @@ calibrate_part() {
     export NPU_TUNE_BIN=$bin
     local boardsh
     boardsh=$(cd "$(dirname "$0")/.." && pwd)/board.sh
-    script() { three_shapes "$1" "sh $work/stand-in.sh sh $boardsh sim {kernel}"; }
+    script() { three_shapes "$1" "sh $work/stand-in.sh sh $boardsh sim {kernel}" "final = false,"; }
     local ref=$work/cal-ref
     script "$ref"
     if finish_run "$ref"; then ok; else bad "calibrate: uninterrupted run failed: $(cat "$ref/err")"; fi
@@ -548,13 +549,12 @@ calibrate_part() {
 
 # ---------------------------------------------------------------------------
 # A resumed run replays its search from the journal: it must hear the figures
-# the search heard, not a final's re-measurement of them (host), so that an
-# adaptive search asks again what it asked and the table comes out the same.
-# The board (the simulator behind the command backend) gives a kernel's
-# second timing and later 3x its first, as a final may; the journals get the
-# final a backend that has one journals after each problem (round "final",
-# the search's best 4 at the board's second figure). With and without tune {
-# calibrate }, whose refits are made from the figures the search heard.
+# the search heard, not a final's re-measurement of them, so that an adaptive
+# search asks again what it asked and the table comes out the same. The board
+# (the simulator behind the command backend) gives a kernel's second timing
+# and later 3x its first, so each final (3 rounds of the search's best 4)
+# hears other figures than the search. With and without tune { calibrate },
+# whose refits are made from the figures the search heard.
 replay_part() {
     export NPU_TUNE_BIN=$bin
     local boardsh
@@ -575,16 +575,18 @@ SH
         rm -f "$state"/count-*
         : >"$state/done"
     }
-    # with_finals JOURNAL N: its header and the rows of its first N problems,
-    # each problem's followed by its final
-    with_finals() {
+    # first_problems JOURNAL N: its header and the rows of its first N problems
+    # (each problem's search, then its final)
+    first_problems() {
         local key
         head -n 1 "$1"
         for key in $(tail -n +2 "$1" | cut -d, -f1-6 | uniq | head -n "$2"); do
             grep "^$key," "$1"
-            grep "^$key," "$1" | grep ',ok,' | sort -t, -k19,19g | head -n 4 |
-                awk -F, -v OFS=, '{ $19 = $19 * 3; $22 = "final"; print }'
         done
+    }
+    # calls JOURNAL: the board calls that made its rows (a final's row: 3 rounds)
+    calls() {
+        echo $(($(grep -c ',search,' "$1") + 3 * $(grep -c ',final,' "$1")))
     }
     local cal ref dir total first what
     for cal in false true; do
@@ -592,9 +594,9 @@ SH
         script "$ref" $cal
         board_reset
         if finish_run "$ref"; then ok; else bad "replay: uninterrupted run failed: $(cat "$ref/err")"; fi
-        total=$(rows "$ref/out/r.csv")
+        total=$(calls "$ref/out/r.csv")
         same "replay: calibrate $cal: measured" "$(wc -l <"$state/done")" "$total"
-        first=$(grep -c '^r,512,512,512,' "$ref/out/r.csv")
+        same "replay: calibrate $cal: finals" "$(grep -c ',final,' "$ref/out/r.csv")" 13
         if [ $cal == true ]; then
             same "replay: calibrate: fits recorded" "$(($(wc -l <"$ref/out/r.csv.fit") - 1))" 4
         fi
@@ -604,8 +606,7 @@ SH
         what="replay: calibrate $cal: a finished journal with finals run again"
         dir=$work/replay-all-$cal
         script "$dir" $cal
-        with_finals "$ref/out/r.csv" 3 >"$dir/out/r.csv"
-        cp "$ref/out/r.csv.sig" "$dir/out/"
+        cp "$ref/out/r.csv" "$ref/out/r.csv.sig" "$dir/out/"
         [ $cal == true ] && cp "$ref/out/r.csv.fit" "$dir/out/"
         cp "$dir/out/r.csv" "$dir/journal.csv"
         board_reset
@@ -620,7 +621,8 @@ SH
         what="replay: calibrate $cal: killed after the first final"
         dir=$work/replay-cut-$cal
         script "$dir" $cal
-        with_finals "$ref/out/r.csv" 1 >"$dir/out/r.csv"
+        first_problems "$ref/out/r.csv" 1 >"$dir/out/r.csv"
+        first=$(calls "$dir/out/r.csv")
         cp "$ref/out/r.csv.sig" "$dir/out/"
         [ $cal == true ] && grep -E '^(#|0 )' "$ref/out/r.csv.fit" >"$dir/out/r.csv.fit"
         board_reset

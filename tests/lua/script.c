@@ -119,6 +119,7 @@ static void test_bert(void)
     CHECK_DBL(tu->timeout, 60);
     CHECK(tu->verify);
     CHECK_INT(tu->calibrate, -1); /* not said: the backend's default */
+    CHECK_INT(tu->final, 1);
     CHECK_STR(ls_where(s, "target"), "bert.lua:3");
     CHECK_STR(ls_where(s, "matmul"), "bert.lua:5");
     CHECK_STR(ls_where(s, "space"), "bert.lua:11");
@@ -290,7 +291,7 @@ static void test_defaults(void)
     if (f) {
         fputs("target \"ascend910\"\nmatmul { name = \"c\", shapes = {{16, 16, 16}} }\n"
               "tune { measure = { command = \"./run {kernel}\" }, results = \"out.csv\",\n"
-              "       verify = false, calibrate = false }\n",
+              "       verify = false, calibrate = false, final = false }\n",
               f);
         fclose(f);
     }
@@ -303,6 +304,7 @@ static void test_defaults(void)
     CHECK_STR(tu->table, "results/cmd-table.csv");
     CHECK(!tu->verify);
     CHECK_INT(tu->calibrate, 0);
+    CHECK_INT(tu->final, 0);
     CHECK_STR(ls_where(s, "tune"), "cmd.lua:3");
     ls_close(s);
     remove("cmd.lua");
@@ -566,6 +568,7 @@ static void test_bad(void)
     BAD(T MM "tune { timeout = 0 }\n", "bad.lua:3: tune: 'timeout' must be a positive number");
     BAD(T MM "tune { verify = \"no\" }\n", "bad.lua:3: tune: 'verify' must be true or false");
     BAD(T MM "tune { calibrate = 1 }\n", "bad.lua:3: tune: 'calibrate' must be true or false");
+    BAD(T MM "tune { final = 0 }\n", "bad.lua:3: tune: 'final' must be true or false");
     BAD(T MM "tune { results = 5 }\n", "bad.lua:3: tune: 'results' must be a non-empty string");
 
     /* Lua errors */

@@ -1,6 +1,7 @@
 /* command.c — the "command" backend with a stand-in board (tests/board.sh):
  * times and units parsed, failures and timeouts as statuses, no process left, parallel
- * use, the winner verified on the C the board returns (a cheating board loses). */
+ * use, the final's rounds, the winner verified on the C the board returns (a cheating
+ * board loses). */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
@@ -416,6 +417,80 @@ static void parallel(const sp_target *t, const sp_problem *p, const sp_candidate
     ms_close(b);
 }
 
+/* Line i (0-based) of file path, without its newline, into out ("" past the end). */
+static void line_of(const char *path, int i, char *out, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    out[0] = '\0';
+    for (int k = 0; f && k <= i && fgets(out, (int)len, f); k++)
+        if (k < i)
+            out[0] = '\0';
+    if (f)
+        fclose(f);
+    out[strcspn(out, "\n")] = '\0';
+}
+
+/* The final: rounds of one run per candidate, one at a time, the order rotated
+ * each round, each figure the median of its runs; a run that fails ends its
+ * candidate's final with that failure. */
+static void finals(const sp_target *t, const sp_problem *p, const sp_candidate *c)
+{
+    char dir[160], cmd[512], log[192], pat[96], line[256], want[256];
+    snprintf(dir, sizeof dir, "%s/rounds", work);
+    snprintf(log, sizeof log, "%s/log", dir);
+    CHECK_INT(mkdir(dir, 0700), 0);
+    snprintf(cmd, sizeof cmd, "sh '%s' rounds {kernel} '%s' \"$(cat '%s/pattern')\"", BOARD_SH,
+             dir, dir);
+    snprintf(line, sizeof line, "%s/pattern", dir);
+    write_text(line, "");
+    ms_backend *b = open_board(cmd, 20);
+    if (!b)
+        return;
+    CHECK(b->final != NULL);
+    ms_measurement m = {0}, out[3];
+    b->measure(b, t, p, &c[0], &m); /* c[0]'s first run: 10 */
+    CHECK_INT(m.status, MS_OK);
+    CHECK_DBL(m.value, 10);
+    b->final(b, t, p, c, 3, out);
+    for (int i = 0; i < 3; i++) {
+        CHECK_INT(out[i].status, MS_OK);
+        CHECK_INT(out[i].nsamples, 3);
+        CHECK_DBL(out[i].value, i == 0 ? 30 : 20); /* runs 2-4 of c[0], 1-3 of the others */
+        CHECK_HAS(out[i].detail, "final: 3 rounds, one run each, alternating with 2 others");
+    }
+    /* rounds 0,1,2 / 1,2,0 / 2,0,1 after the first measurement */
+    static const int order[9] = {0, 1, 2, 1, 2, 0, 2, 0, 1};
+    for (int k = 0; k < 9; k++) {
+        line_of(log, k + 1, line, sizeof line);
+        config_pattern(&c[order[k]], pat, sizeof pat);
+        snprintf(want, sizeof want, "config %s", pat);
+        CHECK(strncmp(line, want, strlen(want)) == 0);
+    }
+    line_of(log, 10, line, sizeof line);
+    CHECK_STR(line, "");
+
+    /* c[1] now fails (its fourth run, in round 0): it runs no more, the others go on */
+    CHECK_INT(unlink(log), 0);
+    config_pattern(&c[1], pat, sizeof pat);
+    snprintf(line, sizeof line, "%s/pattern", dir);
+    write_text(line, pat);
+    b->final(b, t, p, c, 3, out);
+    CHECK_INT(out[0].status, MS_OK);
+    CHECK_DBL(out[0].value, 60); /* runs 5-7 */
+    CHECK_INT(out[1].status, MS_CRASH);
+    CHECK_HAS(out[1].detail, "exited with status 1: board: lost the kernel; kernel kept: ");
+    CHECK_INT(out[2].status, MS_OK);
+    CHECK_DBL(out[2].value, 50);
+    line_of(log, 6, line, sizeof line);
+    CHECK(line[0] != '\0');
+    line_of(log, 7, line, sizeof line);
+    CHECK_STR(line, ""); /* 3 + 2 + 2 runs */
+    const char *kept = strstr(out[1].detail, "kernel kept: ");
+    CHECK(kept && unlink(kept + strlen("kernel kept: ")) == 0);
+    CHECK_INT(count_files(kernels), 0);
+    ms_close(b);
+}
+
 /* The npu-tune binary ($NPU_TUNE_BIN, else the build's), exported for the
  * sim board; NULL (and a line saying what is skipped) when there is none. */
 static const char *tune_bin(const char *what)
@@ -693,6 +768,7 @@ int main(void)
     statuses(&t, &p, &c[0]);
     placeholders(&t, &p, &c[1]);
     parallel(&t, &p, c, n);
+    finals(&t, &p, c);
     simulated(&t, &p, c, n);
     verifying(&t, &p, &c[0]);
     sim_output(&t, &p, &c[0]);
