@@ -90,6 +90,21 @@ enum { HS_FINAL_MAX = 16 };
 bool hs_final(const hs_job *jobs, size_t n, const char *workdir, double timeout,
               ms_measurement *out, char *err, size_t errlen);
 
+/* How hs_final_with times (a field 0 or less keeps hs_final's choice):
+ * rounds until `rounds` timed rounds (at most 200) and `seconds` of kernel
+ * time over all kernels; a burst runs until `burst_calls` calls (at most 64)
+ * and `burst_seconds` of kernel time, or 64 calls. */
+typedef struct {
+    int rounds;           /* hs_final: 11 */
+    double seconds;       /* hs_final: 0.5 */
+    int burst_calls;      /* hs_final: 3 */
+    double burst_seconds; /* hs_final: 0.02 */
+} hs_final_opts;
+
+/* hs_final timed as opts says (NULL: as hs_final). */
+bool hs_final_with(const hs_job *jobs, size_t n, const char *workdir, double timeout,
+                   const hs_final_opts *opts, ms_measurement *out, char *err, size_t errlen);
+
 /* Whether `waited` seconds of a kernel's threads waiting for a CPU, over
  * `thread_seconds` of timed calls (wall time x threads), mean the machine
  * was busy: at least 25% of it and 1 ms. A negative waited (not known) is

@@ -31,12 +31,14 @@ enum { WARMUP_RUNS = 3, MIN_SAMPLES = 5, MAX_SAMPLES = 200 };
 
 /* The final (hs_final): rounds in which each kernel in turn runs a
  * burst of consecutive calls (until FINAL_BURST_SECONDS of kernel time or
- * FINAL_BURST_CALLS, at least 3) whose median call is its sample: each is
- * timed warm, as in the search and the bench, while drift reaches all
- * alike. FINAL_WARMUP untimed rounds, then rounds until FINAL_MIN_ROUNDS
- * and FINAL_SECONDS of kernel time over all, or MAX_SAMPLES rounds, or half
- * the time allowed. */
-enum { FINAL_WARMUP = 1, FINAL_MIN_ROUNDS = 11, FINAL_BURST_CALLS = 64 };
+ * FINAL_BURST_CALLS, at least FINAL_BURST_MIN) whose median call is its
+ * sample: each is timed warm, as in the search and the bench, while drift
+ * reaches all alike. FINAL_WARMUP untimed rounds, then rounds until
+ * FINAL_MIN_ROUNDS and FINAL_SECONDS of kernel time over all, or
+ * MAX_SAMPLES rounds, or half the time allowed. hs_final_with may choose
+ * other rounds, seconds and bursts (FINAL_BURST_CALLS and MAX_SAMPLES stay
+ * the caps). */
+enum { FINAL_WARMUP = 1, FINAL_MIN_ROUNDS = 11, FINAL_BURST_CALLS = 64, FINAL_BURST_MIN = 3 };
 #define FINAL_SECONDS 0.5
 #define FINAL_BURST_SECONDS 0.02
 
@@ -439,7 +441,7 @@ bool hs_run(const hs_job *jobs, size_t n, const char *workdir, double timeout,
  * runner's samples go to samples[i * MAX_SAMPLES ..], scratch after them. */
 static void side_by_side(const char *runner, const char *const *so, const char *const *sym,
                          const size_t *at, size_t k, const sp_problem *p, double timeout,
-                         double *samples, ms_measurement *out)
+                         const hs_final_opts *o, double *samples, ms_measurement *out)
 {
     double *scratch = samples + k * MAX_SAMPLES, *in = scratch + MAX_SAMPLES;
     double start = bs_now(), deadline = start + timeout, budget = start + timeout / 2;
@@ -475,7 +477,8 @@ static void side_by_side(const char *runner, const char *const *so, const char *
             double burst[FINAL_BURST_CALLS], sum = 0;
             double wait = 0, tsec = 0;
             int calls = 0;
-            while (live[i] && calls < FINAL_BURST_CALLS && (calls < 3 || sum < FINAL_BURST_SECONDS) &&
+            while (live[i] && calls < FINAL_BURST_CALLS &&
+                   (calls < o->burst_calls || sum < o->burst_seconds) &&
                    (got = one_run(&r, (int)i, deadline, &burst[calls], &wait, &tsec, line,
                                   sizeof line)) == 1)
                 sum += burst[calls++];
@@ -489,7 +492,7 @@ static void side_by_side(const char *runner, const char *const *so, const char *
             }
         }
         rounds += got == 1 && round >= FINAL_WARMUP;
-        if (rounds >= MAX_SAMPLES || (rounds >= FINAL_MIN_ROUNDS && kernel >= FINAL_SECONDS) ||
+        if (rounds >= MAX_SAMPLES || (rounds >= o->rounds && kernel >= o->seconds) ||
             (rounds >= 1 && bs_now() >= budget))
             break;
     }
@@ -534,10 +537,26 @@ static void side_by_side(const char *runner, const char *const *so, const char *
 bool hs_final(const hs_job *jobs, size_t n, const char *workdir, double timeout,
               ms_measurement *out, char *err, size_t errlen)
 {
+    return hs_final_with(jobs, n, workdir, timeout, NULL, out, err, errlen);
+}
+
+/* See host.h. */
+bool hs_final_with(const hs_job *jobs, size_t n, const char *workdir, double timeout,
+                   const hs_final_opts *opts, ms_measurement *out, char *err, size_t errlen)
+{
     if (errlen)
         err[0] = '\0';
     if (timeout <= 0)
         timeout = 60;
+    hs_final_opts o = {FINAL_MIN_ROUNDS, FINAL_SECONDS, FINAL_BURST_MIN, FINAL_BURST_SECONDS};
+    if (opts && opts->rounds > 0) /* at most MAX_SAMPLES rounds are kept */
+        o.rounds = opts->rounds < MAX_SAMPLES ? opts->rounds : MAX_SAMPLES;
+    if (opts && opts->seconds > 0)
+        o.seconds = opts->seconds;
+    if (opts && opts->burst_calls > 0)
+        o.burst_calls = opts->burst_calls < FINAL_BURST_CALLS ? opts->burst_calls : FINAL_BURST_CALLS;
+    if (opts && opts->burst_seconds > 0)
+        o.burst_seconds = opts->burst_seconds;
     if (n > HS_FINAL_MAX) { /* out untouched */
         snprintf(err, errlen, "a final takes at most %d kernels, not %zu", HS_FINAL_MAX, n);
         return false;
@@ -565,8 +584,8 @@ bool hs_final(const hs_job *jobs, size_t n, const char *workdir, double timeout,
         }
     }
     if (k)
-        side_by_side(runner, so, sym, at, k, jobs[at[0]].problem, timeout * (double)k, samples,
-                     out);
+        side_by_side(runner, so, sym, at, k, jobs[at[0]].problem, timeout * (double)k, &o,
+                     samples, out);
     hs_build_free(b);
     free(samples);
     return true;

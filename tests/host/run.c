@@ -557,6 +557,14 @@ int main(int argc, char **argv)
     CHECK(out[0].nsamples >= 11 && out[0].nsamples == out[2].nsamples);
     CHECK(strstr(out[0].detail, "final: ") == out[0].detail);
     CHECK(strstr(out[0].detail, "side by side with 1 other,") != NULL);
+    /* ... timed as the caller chooses: 4 rounds of single calls */
+    hs_final_opts quick = {.rounds = 4, .seconds = 1e-9, .burst_calls = 1, .burst_seconds = 1e-9};
+    CHECK(hs_final_with(fjobs, 3, workdir, 10, &quick, out, err, sizeof err));
+    check_ok(&out[0], &square);
+    CHECK_INT(out[0].nsamples, 4);
+    CHECK_INT(out[2].nsamples, 4);
+    CHECK_INT(out[1].status, MS_WRONG);
+    CHECK(strstr(out[0].detail, "final: 4 samples side by side") == out[0].detail);
     /* A kernel that crashes takes the final's runner down with it: every
      * finalist is marked, and the call returns. */
     free((char *)fjobs[1].source);
