@@ -89,8 +89,10 @@ static void ranking(const rs_cache *sample, const sp_target *t, const char *cons
             fail(err);
     }
     printf("The model's ranking of the sample (shapes not in the fit): spearman of estimate and\n"
-           "measurement; pick: how much slower the model's first pick measured than the sample's\n"
-           "best (goals: spearman >= %.2f; pick within %.0f%% on >= %.0f%% of shapes)\n\n",
+           "measurement (as the sample's journal has it; bench_host_anchor's: each config's time\n"
+           "over its shape's anchor, timed side by side); pick: how much slower the model's first\n"
+           "pick measured than the sample's best (goals: spearman >= %.2f; pick within %.0f%% on\n"
+           ">= %.0f%% of shapes)\n\n",
            GOAL_SPEARMAN, 100 * GOAL_PICK, 100 * GOAL_PICK_SHARE);
     printf("%-16s %5s %12s %12s %10s %10s\n", "shape", "rows", "rho_default", "rho_calib",
            "pick_def", "pick_cal");
@@ -259,7 +261,8 @@ static void retest(const rs_cache *sample, const rs_cache *again)
         fail("out of memory");
     printf("\nThe measurement against itself: each shape's configs measured again in a later run;\n"
            "spearman of the two measurements (what a perfect model would score against either),\n"
-           "the median |log| of their ratio, and the median of the ratio (the drift)\n\n");
+           "the median |log| of their ratio, and the median of the ratio (the drift between the\n"
+           "runs: of every config's time, or of the anchor's where it is timed beside one)\n\n");
     printf("%-16s %5s %12s %10s %8s\n", "shape", "pairs", "rho_retest", "med_|log|", "drift");
     size_t good = 0, shapes = 0;
     for (size_t i = 0; i < n; i++) {
@@ -295,14 +298,15 @@ static void retest(const rs_cache *sample, const rs_cache *again)
 
 int main(int argc, char **argv)
 {
-    bool again = argc > 4 && strcmp(argv[3], "--retest") == 0;
+    bool again = argc > 3 && strcmp(argv[3], "--retest") == 0;
     int first_run = again ? 5 : 3;
-    if (argc <= first_run) {
+    if (argc < first_run) {
         fprintf(stderr,
-                "usage: bench_host_calibration CALIBRATED.lua SAMPLE.csv [--retest AGAIN.csv]\n"
-                "                              LABEL=SEARCH.csv[,SEARCH.csv...]...\n"
-                "  SAMPLE.csv: random host configs of shapes the fit did not see, estimated on\n"
-                "  target \"host\" and on CALIBRATED.lua; AGAIN.csv: the same configs measured\n"
+                "usage: bench_host_calibration CALIBRATED.lua|host SAMPLE.csv [--retest AGAIN.csv]\n"
+                "                              [LABEL=SEARCH.csv[,SEARCH.csv...]...]\n"
+                "  SAMPLE.csv: random host configs of shapes the fit did not see (bench_host_anchor\n"
+                "  times them beside an anchor), estimated on target \"host\" and on\n"
+                "  CALIBRATED.lua (host: the same again); AGAIN.csv: the same configs measured\n"
                 "  again; each LABEL's SEARCH.csv a model search of some of them per round (the\n"
                 "  labels of a round run back to back), the first label the one the others are\n"
                 "  compared with\n");
@@ -314,7 +318,9 @@ int main(int argc, char **argv)
     sp_target t[2];
     hs_detect(&h);
     hs_target(&h, &t[0]); /* target "host": this machine's, as a run detects it */
-    if (!ls_builtin_target(argv[1], &t[1], err, sizeof err))
+    if (strcmp(argv[1], "host") == 0)
+        t[1] = t[0];
+    else if (!ls_builtin_target(argv[1], &t[1], err, sizeof err))
         fail(err);
     rs_cache *sample, *second = NULL;
     if (!rs_journal_read(argv[2], true, &sample, err, sizeof err) ||
@@ -347,7 +353,8 @@ int main(int argc, char **argv)
         if (r->rounds == 0 || r->rounds != runs[0].rounds)
             fail("every label needs as many journals (rounds) as the first");
     }
-    searches(runs, nruns);
+    if (nruns)
+        searches(runs, nruns);
     for (int l = 0; l < nruns; l++)
         for (int r = 0; r < runs[l].rounds; r++)
             rs_cache_free(runs[l].cache[r]);

@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
-# host_calibration.sh — the host model calibrated on some shapes, judged on others: samples
-# SAMPLE uniformly random one-thread configs of each shape of both sets (measured on the
-# host), fits the model's figures to the first set (npu-tune calibrate), measures the
-# sample of the two largest judged shapes again (the ranking the noise allows), then has
-# bench_host_calibration rank the second set's sample with the default and the fitted figures
-# and compare model searches of BUDGET measurements (today's: default figures; refitting
-# during the run; the fitted figures) on a few shapes of the second set, in ROUNDS rounds
-# (each round runs the three back to back, in an order that turns from round to round).
-# Usage: host_calibration.sh NPU_TUNE BENCH_HOST_CALIBRATION SOURCE_DIR [OUT_DIR [SAMPLE [BUDGET [ROUNDS]]]]
+# host_calibration.sh — the host model calibrated on some shapes, judged on others: measures
+# SAMPLE uniformly random one-thread configs of each shape of the first set (a tuner run) and
+# fits the model's figures to them (npu-tune calibrate); draws SAMPLE such configs of each
+# shape of the second set (the same random search, the model backend: nothing timed) and
+# has bench_host_anchor time them side by side with an anchor config per shape (the drift
+# of the machine cancels in the ratio), the two largest shapes again after the searches (the
+# ranking the noise allows); then bench_host_calibration ranks the second set's sample with
+# the default and the fitted figures and compares model searches of BUDGET measurements
+# (today's: default figures; refitting during the run; the fitted figures) on a few shapes
+# of the second set, in ROUNDS rounds (each round runs the three back to back, in an order
+# that turns from round to round).
+# Usage: host_calibration.sh NPU_TUNE BENCH_HOST_CALIBRATION BENCH_HOST_ANCHOR SOURCE_DIR [OUT_DIR [SAMPLE [BUDGET [ROUNDS]]]]
 set -euo pipefail
-if [ $# -lt 3 ]; then
-    echo "usage: host_calibration.sh NPU_TUNE BENCH_HOST_CALIBRATION SOURCE_DIR [OUT_DIR [SAMPLE [BUDGET [ROUNDS]]]]" >&2
+if [ $# -lt 4 ]; then
+    echo "usage: host_calibration.sh NPU_TUNE BENCH_HOST_CALIBRATION BENCH_HOST_ANCHOR SOURCE_DIR [OUT_DIR [SAMPLE [BUDGET [ROUNDS]]]]" >&2
     exit 2
 fi
-tune=$1 bench=$2 src=$3 out=${4:-results} sample=${5:-150} budget=${6:-48} rounds=${7:-2}
+tune=$1 bench=$2 anchor=$3 src=$4 out=${5:-results} sample=${6:-150} budget=${7:-48} rounds=${8:-2}
 # fitted on: BERT, ResNet-50's im2col of a 3x3 conv at 56x56, odd sizes
 fit=512x768x768,3136x64x576,300x500x700
 # judged on: BERT's FFN, ResNet's im2col at 28x28, small, odd sizes with tails
@@ -23,18 +26,28 @@ search=512x3072x768,784x128x1152,200x1000x64
 script=$src/tests/bench/host_sample.lua
 
 # A fresh journal: one left by an earlier build would resume with its kernels' figures.
-step() { # NAME SHAPES SEARCH BUDGET CALIBRATE TARGET
+fresh() { # NAME
     rm -f "$out/$1.csv" "$out/$1.csv.sig" "$out/$1.csv.fit" "$out/$1-table.csv"
     rm -rf "$out/$1.csv.kernels"
+}
+step() { # NAME SHAPES SEARCH BUDGET CALIBRATE TARGET MEASURE
+    fresh "$1"
     local start=$(date +%s)
     NPU_TUNE_OUT=$out NPU_TUNE_NAME=$1 NPU_TUNE_SHAPES=$2 NPU_TUNE_SEARCH=$3 NPU_TUNE_BUDGET=$4 \
-        NPU_TUNE_CALIBRATE=$5 NPU_TUNE_TARGET=$6 "$tune" --quiet "$script" > "$out/$1.log"
-    echo "host_calibration.sh: $1 ($3, $4 per shape of $2) took $(( $(date +%s) - start )) s" >&2
+        NPU_TUNE_CALIBRATE=$5 NPU_TUNE_TARGET=$6 NPU_TUNE_MEASURE=$7 "$tune" --quiet "$script" > "$out/$1.log"
+    echo "host_calibration.sh: $1 ($3, $4 per shape of $2, measure $7) took $(( $(date +%s) - start )) s" >&2
+}
+anchored() { # NAME DRAW: DRAW's configs timed beside an anchor into NAME.csv
+    fresh "$1"
+    local start=$(date +%s)
+    "$anchor" "$out/$2.csv" "$out/$1.csv" >&2
+    echo "host_calibration.sh: $1 ($2's configs beside an anchor per shape) took $(( $(date +%s) - start )) s" >&2
 }
 mkdir -p "$out"
-step fit "$fit" random "$sample" 0 host
-step sample "$test" random "$sample" 0 host
-step sample-again "$again" random "$sample" 0 host
+step fit "$fit" random "$sample" 0 host host
+step draw "$test" random "$sample" 0 host model
+step draw-again "$again" random "$sample" 0 host model
+anchored sample draw
 echo "fitted on $fit ($sample random configs each), judged on $test"
 "$tune" calibrate "$out/fit.csv" --holdout 0 -o "$out/calibrated.lua"
 echo
@@ -43,9 +56,10 @@ declare -A runs
 for ((r = 1; r <= rounds; r++)); do
     for ((i = 0; i < 3; i++)); do
         v=$(( (i + r - 1) % 3 ))
-        step "search-${names[v]}-$r" "$search" model "$budget" "${calib[v]}" "${targets[v]}"
+        step "search-${names[v]}-$r" "$search" model "$budget" "${calib[v]}" "${targets[v]}" host
         runs[$v]+="${runs[$v]:+,}$out/search-${names[v]}-$r.csv"
     done
 done
+anchored sample-again draw-again # minutes later, after the searches
 exec "$bench" "$out/calibrated.lua" "$out/sample.csv" --retest "$out/sample-again.csv" \
     "default=${runs[0]}" "refit=${runs[1]}" "calibrated=${runs[2]}"

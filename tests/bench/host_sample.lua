@@ -4,7 +4,8 @@
 -- twice this machine's L2). For host_calibration.sh, the environment says what instead:
 -- NPU_TUNE_SHAPES ("MxNxK,..."), NPU_TUNE_TARGET ("host", or a file calibrate wrote),
 -- NPU_TUNE_SEARCH (random, model), NPU_TUNE_BUDGET, NPU_TUNE_CALIBRATE (1: refit during the
--- run) and NPU_TUNE_NAME (the journal NPU_TUNE_OUT/NAME.csv).
+-- run), NPU_TUNE_MEASURE (host; model: the same sample drawn, estimated and not timed) and
+-- NPU_TUNE_NAME (the journal NPU_TUNE_OUT/NAME.csv).
 local function env(name, default)
   local v = os.getenv(name)
   return (v == nil or v == "") and default or v
@@ -38,7 +39,7 @@ space {
 }
 
 tune {
-  measure   = "host",
+  measure   = env("NPU_TUNE_MEASURE", "host"),
   search    = env("NPU_TUNE_SEARCH", "random"),
   budget    = budget,
   seed      = 7,

@@ -83,19 +83,25 @@ sample's fastest; db1/db0 compares measured/estimated of double-buffered rows wi
 others'; the bins show measured/estimated by the packed B block's share of L2."
 [bench.cpu_calibration]="The host model calibrated on some shapes and judged on others:
 tests/bench/host_calibration.sh measures 150 uniformly random legal one-thread configs of
-each of three shapes (BERT 512x768x768, ResNet-50's im2col 3136x64x576, odd 300x500x700),
-fits the model's figures to them with npu-tune calibrate, and measures 150 of each of six
-other shapes (BERT's FFN, ResNet's im2col at 28x28, small, odd sizes with tails). rho is the
-Spearman correlation of estimate and measurement over a shape's sample, pick how much slower
-the model's first pick measured than the sample's best, with the default figures and the
-fitted ones. The two largest of those shapes are measured again, config for config: the
-Spearman of the two measurements is what a perfect model could score. Then model searches
-of 48 measurements on three of the shapes, in two rounds that each run three searches back
-to back: with the default figures and no refit (the search before calibration), refitting
-during the run (tune { calibrate = true }), and with the fitted figures; each cell is the
-measurements until within 2% of the run's own best / of the best any search of its round
-measured, of the measurements made, and the run's best over that best, medians of the
-rounds."
+each of three shapes (BERT 512x768x768, ResNet-50's im2col 3136x64x576, odd 300x500x700)
+in a tuner run and fits the model's figures to them with npu-tune calibrate. Of six other
+shapes (BERT's FFN, ResNet's im2col at 28x28, small, odd sizes with tails) it draws 150
+such configs each (the same random search with the model backend: nothing timed) and
+bench_host_anchor times them side by side with an anchor, the config of median estimate
+of the shape: in groups of 15 plus the anchor, interleaved bursts (at least 3 calls and
+20 ms), 7 rounds, a config's figure its median over the anchor's of its group, so the
+machine's drift between groups cancels (a group with timings on a busy machine, or whose
+anchor's time is more than 10% off its median over the groups, is timed again: 3 tries). rho is the Spearman correlation of estimate and
+that figure over a shape's sample, pick how much slower the model's first pick measured
+than the sample's best, with the default figures and the fitted ones. The two largest
+shapes are timed again the same way after the searches, config for config: the Spearman
+of the two measurements is what a perfect model could score, drift the anchor's. Then
+model searches of 48 measurements on three of the shapes, in two rounds that each run
+three searches back to back: with the default figures and no refit (the search before
+calibration), refitting during the run (tune { calibrate = true }), and with the fitted
+figures; each cell is the measurements until within 2% of the run's own best / of the
+best any search of its round measured, of the measurements made, and the run's best over
+that best, medians of the rounds."
 [bench.mpi]="npu-tune under mpirun on this one machine (tests/bench/mpi_bench.sh; builds with MPI).
 The coordinator's ceiling: bench_coordinator hands out the candidates of a large space to
 2 workers that answer with the model backend (a microsecond: a no-op measurement) while
