@@ -507,16 +507,18 @@ static inline __attribute__((always_inline)) void NT_(dense)(int M, int N, int K
 /* The no-pack family: C (M x N; M, K >= 1) = alpha A (lda) . B (ldb) + beta C,
  * neither transposed, by NR-column tiles from column head on (N >= head + NR),
  * their columns up to `end`; the columns before and after them, if any, by
- * tiles that overlap their neighbours (from column 0 and from N - NR), each
- * writing only its own columns. By MC x NC blocks of C, in each by k blocks of
- * KC (KC = K: one), in each a row of MR x NR tiles at a time, every tile over
- * the k block with A and B read in place (NT_(dkr)): with KC < K a tile's
- * first k block applies beta and the later ones add to C, so that B is read a
- * few rows at a time along their length (a GEMV-like call streams B row by
- * row instead of down its columns). When A's rows are a multiple of ALIAS
- * floats apart (they would share one L1d set), each row of tiles reads a copy
- * of its rows instead, an odd number of cache lines apart (if the copy's
- * memory cannot be had, A in place). */
+ * tiles that overlap their neighbours (from column 0, in the first column
+ * block before its tiles, and from N - NR, in the last block after them: in
+ * the order B's rows are read), each writing only its own columns. By MC x NC
+ * blocks of C, in each by k blocks of KC (KC = K: one), in each a row of
+ * MR x NR tiles at a time, every tile over the k block with A and B read in
+ * place (NT_(dkr)): with KC < K a tile's first k block applies beta and the
+ * later ones add to C, so that B is read a few rows at a time along their
+ * length (a GEMV-like call streams B row by row instead of down its
+ * columns). When A's rows are a multiple of ALIAS floats apart (they would
+ * share one L1d set), each row of tiles reads a copy of its rows instead, an
+ * odd number of cache lines apart (if the copy's memory cannot be had, A in
+ * place). */
 static void NT_(direct)(int M, int N, int K, const float *A, ptrdiff_t lda, const float *B,
                         ptrdiff_t ldb, float *C, ptrdiff_t ldc, const NT_(op) *o, int head)
 {
@@ -548,17 +550,17 @@ static void NT_(direct)(int M, int N, int K, const float *A, ptrdiff_t lda, cons
                             memcpy(ac + r * kw, a + r * lda, sizeof(float) * (size_t)kk);
                         a = ac;
                     }
+                    /* the overlapping tiles where B's rows are read anyway: the head's
+                     * before the first block's tiles, the tail's after the last's */
+                    if (j0 == head && head > 0)
+                        NT_(dpart)(kk, a, la, rows, bk, ldb, c, ldc, alpha, beta, 0, head);
                     for (int j = j0; j < j1; j += NT_(NR))
                         if (plain && rows == NT_(MR))
                             NT_(dkr)(kk, a, la, rows, bk + j, ldb, c + j, ldc, acc);
                         else
                             NT_(dpart)(kk, a, la, rows, bk + j, ldb, c + j, ldc, alpha, beta, 0,
                                        NT_(NR));
-                    if (j0 > head)
-                        continue;
-                    if (head > 0) /* the first block: its overlapping tiles too */
-                        NT_(dpart)(kk, a, la, rows, bk, ldb, c, ldc, alpha, beta, 0, head);
-                    if (end < N)
+                    if (j1 == end && end < N)
                         NT_(dpart)(kk, a, la, rows, bk + N - NT_(NR), ldb, c + N - NT_(NR), ldc,
                                    alpha, beta, end - (N - NT_(NR)), NT_(NR));
                 }

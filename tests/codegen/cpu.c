@@ -186,6 +186,10 @@ static const char checker_src[] =
     "            }\n"
     "            bad += run(k, M, N, K);\n"
     "        }\n"
+    "        /* GEMV-like: fewer rows than a micro-tile's usual 6, columns over several\n"
+    "         * column blocks with a tail, k over several k blocks */\n"
+    "        for (int s = 0; s < nrandom / 2; s++, shapes++)\n"
+    "            bad += run(k, 1 + upto(5), 1 + upto(700), 1 + upto(40));\n"
     "        if (fp16s[k])\n"
     "            bad += every_fp16(k);\n"
     "        if (bad) {\n"
@@ -493,8 +497,10 @@ static size_t cases(sp_config *out, sp_dtype *dt)
      * whole tiles from a cache line), one row or several, on two threads too */
     static const int kb_blocks[][5] = {{1, 4096, 1, 1, SP_SPLIT_M}, {1, 64, 2, 2, SP_SPLIT_N},
                                        {7, 100, 3, 1, SP_SPLIT_M}, {16, 3072, 4, 2, SP_SPLIT_MN},
-                                       {6, 128, 2, 2, SP_SPLIT_M}};
-    static const sp_micro kb_tiles[] = {{1, 64}, {1, 16}, {3, 16}, {6, 64}, {1, 4}};
+                                       {6, 128, 2, 2, SP_SPLIT_M}, {1, 128, 4, 1, SP_SPLIT_M},
+                                       {4, 96, 3, 2, SP_SPLIT_N}};
+    static const sp_micro kb_tiles[] = {{1, 64}, {1, 16}, {3, 16}, {6, 64}, {1, 4}, {1, 64},
+                                        {2, 32}};
     for (size_t i = 0; i < sizeof kb_blocks / sizeof kb_blocks[0]; i++)
         out[n++] = nopack(config(SP_OS, kb_blocks[i][0], kb_blocks[i][1], kb_blocks[i][2], 0,
                                  kb_blocks[i][3], kb_blocks[i][4], kb_tiles[i].mr, kb_tiles[i].nr));
