@@ -370,6 +370,8 @@ bool cg_host_source(FILE *f, const sp_config *c, sp_dtype dtype, const char *sym
     fprintf(f, "    NT_(KS) = %d, /* row stride of a copied A micro-panel */\n", ks);
     fprintf(f, "    NT_(ALIAS) = %d, /* A rows a multiple of this many floats apart are copied */\n",
             SP_CPU_ALIAS_FLOATS);
+    fprintf(f, "    NT_(ALIAS_ROWS) = %d, /* (by the packing code: panels of more rows) */\n",
+            SP_CPU_ALIAS_ROWS);
     fprintf(f, "    NT_(DB) = %d, /* double buffering: prefetch the next blocks into L2 */\n",
             c->double_buffer ? 1 : 0);
     fprintf(f, "    NT_(CORES) = %d, /* OpenMP threads */\n", cores);

@@ -235,12 +235,14 @@ static double alias_rows(const sp_cpu *u, int64_t mr, int64_t stride)
  *    the level that holds B (from L2 when double buffering fetched it during
  *    the previous step), written at the L2 rate into the one slot, or at
  *    the rate of the level that holds them into the kept blocks.
- *  - A: fp32 is read in place (only a last, partial micro-panel of a block is
- *    copied, or every one when A's rows are a multiple of
- *    SP_CPU_ALIAS_FLOATS apart: a phase of its own, at every step, its
- *    source read from the level that holds A, as packing reads B's; charged
- *    at the L2 rate, OS and IS rows without double buffering measured 2-4%
- *    slower than estimated on 512x768x3072, whose 6 MiB of A are copied);
+ *  - A: fp32 is read in place, its rows that their L1d set cannot hold
+ *    costing alias_stall (below); only a last, partial micro-panel of a
+ *    block is copied, or every one when A's rows are a multiple of
+ *    SP_CPU_ALIAS_FLOATS apart and mr > SP_CPU_ALIAS_ROWS: a phase of its
+ *    own, at every step, its source read from the level that holds A, as
+ *    packing reads B's (charged at the L2 rate, OS and IS rows without
+ *    double buffering measured 2-4% slower than estimated on 512x768x3072,
+ *    whose 6 MiB of A were copied);
  *    bf16 and fp16 are widened to fp32 once per call, a phase of
  *    its own, in bands of whole row blocks of SP_CPU_AWIDE_BYTES (B packed
  *    again per band). Each step streams its A block, which the hardware
@@ -390,8 +392,9 @@ void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figure
     b = revisits && !keep ? b_once * nI : b_once * bands;
     /* fp32: blocks are whole micro-panels but the last, whose Mt % mr rows
      * are copied at every step (all rows when they alias in L1d:
-     * SP_CPU_ALIAS_FLOATS); bf16, fp16: all of A widened once */
-    bool a_copied = !widen && K % SP_CPU_ALIAS_FLOATS == 0;
+     * SP_CPU_ALIAS_FLOATS, and are more than SP_CPU_ALIAS_ROWS); bf16, fp16:
+     * all of A widened once */
+    bool a_copied = !widen && K % SP_CPU_ALIAS_FLOATS == 0 && mr > SP_CPU_ALIAS_ROWS;
     double a = widen ? a_once : (double)(a_copied ? Mt : Mt % mr) * K * nJ;
     double a_in = widen ? 4.0 : in; /* bytes per element of the A the steps read */
     double a_foot = (double)p->M * K * a_in * (widen ? gn : 1); /* widened: a copy per column */

@@ -41,9 +41,18 @@ typedef enum { SP_CL1, SP_CL2, SP_CL3, SP_NCACHE } sp_cache;
 
 /* A generated fp32 host kernel reads A in place, except where A's rows are a
  * multiple of this many floats apart (4 KiB, an L1d way on x86: the rows of a
- * micro-panel would share one L1d set): it copies each micro-panel to rows an
- * odd number of cache lines apart before its tiles read it. */
+ * micro-panel would share one L1d set): the no-pack family copies a row of
+ * tiles' rows, the packing family each micro-panel of more than
+ * SP_CPU_ALIAS_ROWS rows, to rows an odd number of cache lines apart. */
 #define SP_CPU_ALIAS_FLOATS 1024
+
+/* The rows of an A micro-panel that the packing family reads in place even
+ * when they share one L1d set: up to 8 they fit the set beside the B and C
+ * streams (an 8-way L1d holds 7 of them, a 12-way 11), and a copy per
+ * micro-panel, which waits on short rows far apart, costs more than the
+ * evictions (512x768x3072 side by side: 8x48 and 6x64 2-6% faster in place,
+ * 14x32 5% slower). */
+#define SP_CPU_ALIAS_ROWS 8
 
 /* A generated host kernel keeps its packed B blocks (IS and OS orders) only
  * when it meets each at least this many times (block rows of A); fewer

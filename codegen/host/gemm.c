@@ -280,10 +280,11 @@ static void NT_(naive)(int M, int N, int K, const NT_(in) *A, ptrdiff_t lda, con
  * transpose) . packed B block by micro-tiles, a row of tiles at a time (beta
  * 0: C is not read; 1: accumulate). A micro-panels are read in place, except
  * a last, partial one, copied (zero-padded) into ae, all of a transposed A's,
- * and all of an A whose rows are a multiple of ALIAS floats apart (they would
- * share one L1d set; ae's rows are KS apart, an odd number of lines). With double buffering, after each tile a share of the regions the
- * next step reads (pf[0..npf)) is prefetched into L2, spread so that memory
- * works while the FMAs do. */
+ * and, when MR > ALIAS_ROWS, all of an A whose rows are a multiple of ALIAS
+ * floats apart (they would share one L1d set, more than it holds; ae's rows
+ * are KS apart, an odd number of lines). With double buffering, after each
+ * tile a share of the regions the next step reads (pf[0..npf)) is
+ * prefetched into L2, spread so that memory works while the FMAs do. */
 static void NT_(macro)(int mc, int nc, int kc, const float *A, ptrdiff_t lda, int ta,
                        const float *Bp, float *C, ptrdiff_t ldc, float beta, float *ae,
                        NT_(pf) *pf, int npf)
@@ -293,16 +294,30 @@ static void NT_(macro)(int mc, int nc, int kc, const float *A, ptrdiff_t lda, in
     int last = mc - (mp - 1) * NT_(MR); /* rows of the last A micro-panel */
     for (int q = 0; q < npf; q++)
         pf[q].quota = (pf[q].lines + (long)mp * np - 1) / ((long)mp * np);
+    int alias = NT_(MR) > NT_(ALIAS_ROWS) && lda % NT_(ALIAS) == 0; /* copy every panel */
+    NT_(pf) next = {0}; /* the rows of the next micro-panel when it is copied */
     for (int ir = 0; ir < mp; ir++) {
         int rows = ir < mp - 1 ? NT_(MR) : last;
         const float *a = ae;
         ptrdiff_t la = NT_(KS);
         if (ta)
             NT_(pack_at)(A + (ptrdiff_t)ir * NT_(MR), lda, rows, kc, ae);
-        else if (rows < NT_(MR) || lda % NT_(ALIAS) == 0)
+        else if (rows < NT_(MR) || alias)
             NT_(pack_a)(A + (ptrdiff_t)ir * NT_(MR) * lda, lda, rows, kc, ae);
         else
             a = A + (ptrdiff_t)ir * NT_(MR) * lda, la = lda;
+        /* A copy reads short rows far apart, which the hardware prefetchers
+         * do not fetch ahead: it would wait on each line. So the next panel's
+         * rows, when they are to be copied, are prefetched into L2 during the
+         * first half of this row of tiles (1024x768x3072, 6x64 tiles copied:
+         * 3-6% faster than without). */
+        int rows2 = ir + 1 < mp - 1 ? NT_(MR) : last;
+        next.rows = 0;
+        if (!ta && ir + 1 < mp && (rows2 < NT_(MR) || alias)) {
+            NT_(pf_set)(&next, A + (ptrdiff_t)(ir + 1) * NT_(MR) * lda, lda, rows2, kc,
+                        sizeof *A);
+            next.quota = (next.lines + (np + 1) / 2 - 1) / ((np + 1) / 2);
+        }
         float *c = C + (ptrdiff_t)ir * NT_(MR) * ldc;
         for (int jr = 0; jr < np; jr++) {
             const float *b = Bp + (ptrdiff_t)jr * kc * NT_(NR);
@@ -317,6 +332,7 @@ static void NT_(macro)(int mc, int nc, int kc, const float *A, ptrdiff_t lda, in
                 NT_(edge)(kc, a, la, b, c + jr * NT_(NR), ldc, acc, rows, cols);
             for (int q = 0; q < npf; q++)
                 NT_(pf_some)(&pf[q]);
+            NT_(pf_some)(&next);
         }
     }
 }

@@ -786,6 +786,125 @@ static int test_kernels(void)
     return CHECK_DONE();
 }
 
+/* The program compiled with the kernels of test_reads (r8, r14), which it
+ * includes with memcpy and __builtin_prefetch counted: it sees which bytes
+ * of A each copy reads and which lines of A were prefetched before. Each
+ * kernel runs M = 6 MR (two row blocks of 3 micro-panels) x NR x K = 3072,
+ * lda = K: rows 12 KiB apart, which share one L1d set. Prints per kernel the
+ * bytes of A copied, the copied lines not prefetched before and the wrong
+ * elements of C. */
+static const char reads_src[] =
+    "#include <math.h>\n"
+    "#include <stdint.h>\n"
+    "#include <stdio.h>\n"
+    "#include <stdlib.h>\n"
+    "#include <string.h>\n"
+    "enum { K = 3072, LINES = 1 << 20 };\n"
+    "static const char *alo, *ahi;\n"
+    "static unsigned char fetched[LINES];\n"
+    "static long copied, unfetched;\n"
+    "static void *counted_copy(void *d, const void *s, size_t n)\n"
+    "{\n"
+    "    const char *c = s;\n"
+    "    if (c >= alo && c < ahi) {\n"
+    "        copied += (long)n;\n"
+    "        for (size_t i = 0; i < n; i += 64)\n"
+    "            unfetched += !fetched[(size_t)(c + i - alo) / 64];\n"
+    "    }\n"
+    "    return memmove(d, s, n);\n"
+    "}\n"
+    "static void counted_prefetch(const void *p)\n"
+    "{\n"
+    "    const char *c = p;\n"
+    "    if (c >= alo && c < ahi)\n"
+    "        fetched[(size_t)(c - alo) / 64] = 1;\n"
+    "}\n"
+    "#define memcpy counted_copy\n"
+    "#define __builtin_prefetch(p, rw, level) counted_prefetch(p)\n"
+    "#include \"reads_kernels.c\"\n"
+    "typedef void (*kfn)(int, int, int, const float *, int, const float *, int, float *, int);\n"
+    "static int run(const char *name, kfn f, int mr, int nr)\n"
+    "{\n"
+    "    int M = 6 * mr, N = nr, bad = 0;\n"
+    "    float *A = aligned_alloc(64, sizeof(float) * (size_t)M * K);\n"
+    "    float *B = aligned_alloc(64, sizeof(float) * (size_t)K * N);\n"
+    "    float *C = aligned_alloc(64, sizeof(float) * (size_t)M * N);\n"
+    "    if (!A || !B || !C)\n"
+    "        return 1;\n"
+    "    for (long i = 0; i < (long)M * K; i++) A[i] = (float)(i % 7) - 3.0f;\n"
+    "    for (long i = 0; i < (long)K * N; i++) B[i] = (float)(i % 5) - 2.0f;\n"
+    "    alo = (const char *)A, ahi = (const char *)(A + (size_t)M * K);\n"
+    "    memset(fetched, 0, sizeof fetched);\n"
+    "    copied = unfetched = 0;\n"
+    "    f(M, N, K, A, K, B, N, C, N);\n"
+    "    for (int i = 0; i < M; i++)\n"
+    "        for (int j = 0; j < N; j++) {\n"
+    "            double s = 0;\n"
+    "            for (int p = 0; p < K; p++) s += (double)A[(long)i * K + p] * B[(long)p * N + j];\n"
+    "            bad += fabs(s - C[i * N + j]) > 1e-3 * (fabs(s) + 1);\n"
+    "        }\n"
+    "    printf(\"%s copied %ld unfetched %ld wrong %d\\n\", name, copied, unfetched, bad);\n"
+    "    free(A), free(B), free(C);\n"
+    "    return bad != 0;\n"
+    "}\n"
+    "int main(void)\n"
+    "{\n"
+    "    return run(\"r8\", r8, 8, 48) | run(\"r14\", r14, 14, 32);\n"
+    "}\n";
+
+/* Which rows of A the packing family's kernels copy where A's rows alias in
+ * L1d (K = 3072, lda = K), and that they prefetch what they copy (the test
+ * codegen.cpu_reads; skipped without cc): 8-row micro-panels (up to
+ * SP_CPU_ALIAS_ROWS) are read in place, nothing of A copied; 14-row ones are
+ * all copied, and every line a copy reads was prefetched during the row of
+ * tiles before it, but those of each step's first panel. */
+static int test_reads(void)
+{
+    if (sh("command -v cc >/dev/null 2>&1") != 0) {
+        printf("skipped: the kernels are compiled with cc, which is not on PATH\n");
+        return 77;
+    }
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/npu_host_reads_XXXXXX");
+    if (!CHECK(mkdtemp(tmpdir) != NULL))
+        return CHECK_DONE();
+    char err[256];
+    sp_config c8 = config(SP_WS, 24, 48, 64, 0, 1, SP_SPLIT_M, 8, 48);
+    sp_config c14 = config(SP_WS, 42, 32, 64, 0, 1, SP_SPLIT_M, 14, 32);
+    char *k8 = source(&c8, SP_FP32, "r8", err, sizeof err);
+    char *k14 = source(&c14, SP_FP32, "r14", err, sizeof err);
+    FILE *f = fopen(path("reads_kernels.c"), "w"), *g = fopen(path("reads.c"), "w");
+    bool written = k8 && k14 && f && g && fputs(k8, f) >= 0 && fputs(k14, f) >= 0 &&
+                   fputs(reads_src, g) >= 0;
+    written = (f && fclose(f) == 0) && written;
+    written = (g && fclose(g) == 0) && written;
+    free(k8);
+    free(k14);
+    if (!CHECK(written))
+        return CHECK_DONE();
+    int rc = sh("cd %s && cc -std=c11 -O1 -march=native reads.c -o reads -lm 2> reads.log && "
+                "./reads > reads.out",
+                tmpdir);
+    if (!CHECK_INT(rc, 0)) {
+        sh("cat %s %s >&2", path("reads.log"), path("reads.out"));
+        fprintf(stderr, "generated sources kept in %s\n", tmpdir);
+        return CHECK_DONE();
+    }
+    char out[256] = "";
+    FILE *o = fopen(path("reads.out"), "r");
+    size_t got = o ? fread(out, 1, sizeof out - 1, o) : 0;
+    out[got] = '\0';
+    if (o)
+        fclose(o);
+    /* 14x32 (WS 42x32x64): all of A, 84 x 3072 floats, copied once (one
+     * column block); the first panel of each of the 2 x 48 steps (row block,
+     * k block) is not prefetched: 14 rows of 4 lines (64 floats, aligned) */
+    CHECK(SP_CPU_ALIAS_ROWS >= 8 && SP_CPU_ALIAS_ROWS < 14);
+    CHECK_STR(out, "r8 copied 0 unfetched 0 wrong 0\n"
+                   "r14 copied 1032192 unfetched 5376 wrong 0\n");
+    sh("rm -rf %s", tmpdir);
+    return CHECK_DONE();
+}
+
 /* No argument: the generator alone; --kernels and --clang: its kernels
  * compiled (tests of their own, which skip with 77 where the tools are missing). */
 int main(int argc, char **argv)
@@ -794,6 +913,8 @@ int main(int argc, char **argv)
         return test_kernels();
     if (argc > 1 && strcmp(argv[1], "--clang") == 0)
         return test_kernels_clang();
+    if (argc > 1 && strcmp(argv[1], "--reads") == 0)
+        return test_reads();
     test_micro();
     test_errors();
     test_text();

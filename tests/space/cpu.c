@@ -455,26 +455,27 @@ static void volumes(void)
     /* Past the budget (64 x 4096 x 4096: 16 x 16 blocks of 256 x 256, 64 MiB
      * packed) one block buffer is repacked whenever the block changes: IS
      * and OS once per row block (nI = 2), WS once. A's rows, 4096 floats
-     * apart, alias in L1d: all of A is copied too, once per column block. */
+     * apart, alias in L1d, but 4-row micro-panels are read in place
+     * (SP_CPU_ALIAS_ROWS): nothing of A is copied. */
     sp_problem big = fx_problem(64, 4096, 4096, 1, SP_FP32);
-    const double Bb = 4096.0 * 4096, Ac = 64.0 * 4096 * 16;
+    const double Bb = 4096.0 * 4096;
     CHECK_DBL(model(&t, &big, cpu_cfg(SP_IS, 32, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems,
-              2 * Bb + Ac);
+              2 * Bb);
     CHECK_DBL(model(&t, &big, cpu_cfg(SP_OS, 32, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems,
-              2 * Bb + Ac);
+              2 * Bb);
     CHECK_DBL(model(&t, &big, cpu_cfg(SP_WS, 32, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems,
-              Bb + Ac);
+              Bb);
     /* Half as wide, the packed B is 32 MiB, exactly the budget: with nI = 4
      * row blocks (SP_CPU_BCACHE_VISITS or more) every block is kept, so IS
      * packs B once; with nI = 2 the one slot is repacked per row block. */
     sp_problem fits = fx_problem(64, 2048, 4096, 1, SP_FP32);
     CHECK(SP_CPU_BCACHE_VISITS > 2 && SP_CPU_BCACHE_VISITS <= 4);
     CHECK_DBL(model(&t, &fits, cpu_cfg(SP_IS, 16, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems,
-              2048.0 * 4096 + Ac / 2);
+              2048.0 * 4096);
     CHECK_DBL(model(&t, &fits, cpu_cfg(SP_OS, 16, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems,
-              2048.0 * 4096 + Ac / 2);
+              2048.0 * 4096);
     CHECK_DBL(model(&t, &fits, cpu_cfg(SP_IS, 32, 256, 256, 0, 1, SP_SPLIT_M, 4, 16)).load_elems,
-              2 * 2048.0 * 4096 + Ac / 2);
+              2 * 2048.0 * 4096);
 
     /* Two threads split M: each has Mt = ceil(10 / 2) * 4 = 20 rows and
      * packs all of B: with mc = 8 (nI = 3 row blocks) once, Sigma = 2B, the
@@ -588,8 +589,9 @@ static void cycles(void)
     n14.k = 1540;
     CHECK_DBL(model(&w, &spread, n14).est_cycles, model(&t, &spread, n14).est_cycles);
     /* Rows a multiple of SP_CPU_ALIAS_FLOATS apart (3072 floats, 12 KiB) are
-     * copied by the kernels, both families: no row is charged, and the copies
-     * (all of A, once per column block: nJ = 1 here) count in Sigma. */
+     * copied by the kernels, the no-pack family's and the packing family's of
+     * more than SP_CPU_ALIAS_ROWS rows: no row is charged, and the copies (all
+     * of A, once per column block: nJ = 1 here) count in Sigma. */
     sp_problem copied = fx_problem(336, 768, 3072, 1, SP_FP32);
     w.cpu.cache[SP_CL1] = 48 * KiB;
     w.cpu.l1_ways = 12;
@@ -599,6 +601,18 @@ static void cycles(void)
     n14.k = 3072;
     CHECK_DBL(model(&w, &copied, n14).est_cycles, model(&t, &copied, n14).est_cycles);
     CHECK_DBL(model(&t, &copied, n14).load_elems, 336.0 * 3072);
+    /* The packing family reads 8-row micro-panels in place at any stride (a
+     * copy of each costs more than what the set evicts): 8x48 copies
+     * nothing, and only on an L1d whose set holds fewer than its 8 rows are
+     * rows charged: on the 8-way 16 KiB one, one over, as at 1536 floats. */
+    CHECK(SP_CPU_ALIAS_ROWS >= 8 && SP_CPU_ALIAS_ROWS < 12);
+    CHECK_DBL(model(&t, &copied, a8).load_elems, 3072.0 * 768);
+    CHECK_DBL(model(&w, &copied, a8).est_cycles, model(&t, &copied, a8).est_cycles);
+    sp_target w8 = w;
+    w8.cpu.cache[SP_CL1] = 16 * KiB;
+    w8.cpu.l1_ways = 8;
+    CHECK_DBL(model(&w8, &copied, a8).est_cycles - model(&t, &copied, a8).est_cycles,
+              1 * 0.5 * 3072.0 * 42 * 16);
     /* The copies read A from where A lives, as packing reads B: on 336x64x3072
      * A (4 MiB) is past L2, B and C within it, so an L3 as fast as L2 saves
      * only the copies' reads, 336 x 3072 floats (nJ = 1) at 4/32 rather
@@ -606,7 +620,7 @@ static void cycles(void)
     sp_problem deepa = fx_problem(336, 64, 3072, 1, SP_FP32);
     sp_target l3fast = t;
     l3fast.cpu.bw_l3 = t.cpu.bw_l2;
-    sp_config wsa = cpu_cfg(SP_WS, 48, 64, 256, 0, 1, SP_SPLIT_M, 6, 64);
+    sp_config wsa = cpu_cfg(SP_WS, 56, 64, 256, 0, 1, SP_SPLIT_M, 14, 32);
     CHECK_DBL(model(&t, &deepa, wsa).est_cycles - model(&l3fast, &deepa, wsa).est_cycles,
               336.0 * 3072 * 4 / 64);
     wsa.double_buffer = 1;
