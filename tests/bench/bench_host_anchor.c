@@ -16,6 +16,7 @@
 #include "codegen.h"
 #include "host.h"
 #include "results.h"
+#include "rounds.h"
 
 #define WHO "bench_host_anchor"
 
@@ -146,13 +147,6 @@ static size_t time_group(const hs_job *jobs, size_t k, const hs_final_opts *o,
     return least;
 }
 
-/* The median of v[0..n) (sorted in place). */
-static double median(double *v, size_t n)
-{
-    gsl_sort(v, 1, n);
-    return gsl_stats_median_from_sorted_data(v, 1, n);
-}
-
 /* Group g of a shape (group_jobs) timed (time_group): status[i] and ratio[i]
  * (over the anchor's time) of its rows, which go to at (room for
  * HS_FINAL_MAX); *k how many. Returns the anchor's time. */
@@ -209,7 +203,7 @@ static size_t measure_shape(const rs_entry *const *rows, size_t n, size_t anchor
     if (!sorted || !again || !st)
         fail("out of memory");
     memcpy(sorted, anchor_s, groups * sizeof *sorted);
-    double med = median(sorted, groups);
+    double med = bench_sorted_median(sorted, groups);
     for (size_t g = 0; g < groups; g++) {
         for (int t = 1; t < TRIES && apart(anchor_s[g], med) > log1p(ANCHOR_OFF); t++) {
             size_t b = 0;
@@ -290,7 +284,7 @@ int main(int argc, char **argv)
                                  ratio + used, anchor_s, &busy, &off);
         char shape[SP_SHAPE_MAX], cfg[96];
         sp_problem_shape(&p->problem, shape, sizeof shape);
-        ref[shapes] = median(anchor_s, g); /* sorted: the first is the fastest */
+        ref[shapes] = bench_sorted_median(anchor_s, g); /* sorted: the first is the fastest */
         printf("%-16s %zu configs in %zu group%s beside the anchor %s: its time %.4g s, over the "
                "groups %.3f to %.3f of that (%.0f s)\n",
                shape, m, g, g == 1 ? "" : "s",

@@ -1,5 +1,6 @@
 /* bench_host_calibration.c — the host model before and after calibration, on shapes the
  * fit did not see (tests/bench/host_calibration.sh): ranking, first pick, search speed. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime (rounds.h) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "host.h"
 #include "results.h"
 #include "script.h"
+#include "rounds.h"
 
 enum { MAXRUNS = 8, MAXROUNDS = 8 };
 
@@ -159,15 +161,6 @@ static double reach(const rs_cache *cache, const rs_entry *p, double goal, size_
     return at ? (double)at : INFINITY;
 }
 
-/* The median of v[0..n) (sorted in place; INFINITY counts as the largest). */
-static double median(double *v, size_t n)
-{
-    if (n == 0)
-        return NAN;
-    gsl_sort(v, 1, n);
-    return gsl_stats_median_from_sorted_data(v, 1, n);
-}
-
 /* "12" or "12.5", "-" for INFINITY. */
 static const char *count_text(double v, char *buf, size_t len)
 {
@@ -220,8 +213,8 @@ static void searches(const run *runs, int nruns)
             }
             size_t n = (size_t)runs[l].rounds;
             char cell[64], x[16], y[16];
-            snprintf(cell, sizeof cell, "%s/%s of %zu, %.3f", count_text(median(a, n), x, sizeof x),
-                     count_text(median(b, n), y, sizeof y), all, median(ratio, n));
+            snprintf(cell, sizeof cell, "%s/%s of %zu, %.3f", count_text(bench_sorted_median(a, n), x, sizeof x),
+                     count_text(bench_sorted_median(b, n), y, sizeof y), all, bench_sorted_median(ratio, n));
             printf(" %22s", cell);
         }
         printf("\n");
@@ -234,7 +227,7 @@ static void searches(const run *runs, int nruns)
         char text[2][48];
         double *v[2] = {own[l], any[l]};
         for (int k = 0; k < 2; k++) {
-            double med = median(v[k], cells);
+            double med = bench_sorted_median(v[k], cells);
             if (l == 0)
                 base[k] = med;
             if (isfinite(med) && isfinite(base[k]))
@@ -285,11 +278,11 @@ static void retest(const rs_cache *sample, const rs_cache *again)
         double rho = gsl_stats_spearman(x, 1, y, 1, k, work);
         for (size_t j = 0; j < k; j++)
             work[j] = y[j] / x[j];
-        double drift = median(work, k);
+        double drift = bench_sorted_median(work, k);
         good += rho >= GOAL_SPEARMAN;
         char shape[SP_SHAPE_MAX];
         sp_problem_shape(&p->problem, shape, sizeof shape);
-        printf("%-16s %5zu %12.3f %9.1f%% %8.3f\n", shape, k, rho, 100 * median(d, k), drift);
+        printf("%-16s %5zu %12.3f %9.1f%% %8.3f\n", shape, k, rho, 100 * bench_sorted_median(d, k), drift);
     }
     printf("\nthe measurement against itself: spearman >= %.2f on %zu of %zu shapes\n",
            GOAL_SPEARMAN, good, shapes);

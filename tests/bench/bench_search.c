@@ -1,5 +1,6 @@
 /* bench_search.c — every search strategy against the exhaustive optimum: each
  * shape's whole legal space is simulated once, then strategies replay it. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime (rounds.h) */
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
 #include <math.h>
@@ -12,6 +13,7 @@
 #include "search.h"
 #include "search_drive.h"
 #include "sim.h"
+#include "rounds.h"
 
 /* BERT-base/large-like layers and odd sizes with tails, dims 64..1024. */
 static const long shapes[][3] = {
@@ -73,12 +75,6 @@ typedef struct {
     double gap[NSHAPES * SEEDS], to1[NSHAPES * SEEDS], budget_pct, meas_pct;
     int within, runs;
 } score;
-
-static double median(double *v, size_t n)
-{
-    gsl_sort(v, 1, n);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 int main(int argc, char **argv)
 {
@@ -157,7 +153,8 @@ int main(int argc, char **argv)
            "median_gap", "median_meas_to_1%");
     for (size_t st = 0; st < nstrat; st++) {
         score *r = &sc[st];
-        double mg = median(r->gap, (size_t)r->runs), mt = median(r->to1, (size_t)r->runs);
+        double mg = bench_sorted_median(r->gap, (size_t)r->runs);
+        double mt = bench_sorted_median(r->to1, (size_t)r->runs);
         char to1[32];
         if (isinf(mt))
             snprintf(to1, sizeof to1, "-");

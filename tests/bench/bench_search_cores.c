@@ -1,5 +1,6 @@
 /* bench_search_cores.c — the model search on a multi-core space against the exhaustive
  * optimum: reads a journal of tests/bench/search_cores.lua, re-estimates every config. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime (rounds.h) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "fixtures.h"
 #include "search.h"
 #include "search_drive.h"
+#include "rounds.h"
 
 enum { MAXSHAPES = 64, MAXROWS = 400000, NCORES = 6 };
 static const int core_counts[NCORES] = {1, 2, 4, 8, 16, 32};
@@ -82,15 +84,6 @@ static int cmp_row(const void *a, const void *b)
         return x->shape < y->shape ? -1 : 1;
     int c = sp_cmp_config(&x->c, &y->c);
     return c ? c : (x->line > y->line) - (x->line < y->line);
-}
-
-/* The median of v[0..n) (sorted in place); NaN when n is 0. */
-static double median(double *v, size_t n)
-{
-    if (n == 0)
-        return NAN;
-    gsl_sort(v, 1, n);
-    return gsl_stats_median_from_sorted_data(v, 1, n);
 }
 
 typedef struct {
@@ -250,7 +243,7 @@ int main(int argc, char **argv)
         else
             snprintf(what, sizeof what, "OS k<K");
         printf("%-10s %7zu %10.3f %9.3f %10.3f %9.3f %10.3f %9.3f\n", what, k,
-               median(ratio[0][i], k), median(ratio[1][i], k), p10[0], p10[1], p90[0], p90[1]);
+               bench_sorted_median(ratio[0][i], k), bench_sorted_median(ratio[1][i], k), p10[0], p10[1], p90[0], p90[1]);
     }
     for (int p = 0; p < 2; p++)
         for (int i = 0; i <= NCORES; i++)

@@ -19,6 +19,15 @@ static inline double bench_now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* The median of v[0..n), which it sorts in place; NaN when n is 0. */
+static inline double bench_sorted_median(double *v, size_t n)
+{
+    if (n == 0)
+        return NAN;
+    gsl_sort(v, 1, n);
+    return gsl_stats_median_from_sorted_data(v, 1, n);
+}
+
 /* The median of the samples of v[0..n) (n <= BENCH_MAXN) that did not fail
  * (a failed one is NaN), NaN when none; v is left as it is: samples stay in
  * round order for bench_paired. */
