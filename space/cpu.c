@@ -44,14 +44,16 @@ static bool check_target(const sp_target *t, const char *n, char *err, size_t er
              n);
     if (!(u->alias_stall >= 0 && u->alias_stall <= 100))
         FAIL("target '%s': field 'alias_stall' must be a cycle count from 0 to 100", n);
+    if (!(u->pack_stall >= 0 && u->pack_stall <= 100))
+        FAIL("target '%s': field 'pack_stall' must be a cycle count from 0 to 100", n);
     return true;
 }
 
 /* The NPU's figures (zeros, but for the cores) with no clock: a CPU's is
  * measured, a little different every run, and only turns the model's cycles
  * into microseconds, so its journals (seconds) do not depend on it. Then the
- * CPU's own; fork_join, load_stall, prefetch_stall, l1_ways and alias_stall
- * only when set, as before there were. */
+ * CPU's own; fork_join, load_stall, prefetch_stall, l1_ways, alias_stall and
+ * pack_stall only when set, as before there were. */
 static void sign(const sp_target *t, sp_text *o)
 {
     const sp_cpu *u = &t->cpu;
@@ -70,6 +72,8 @@ static void sign(const sp_target *t, sp_text *o)
         sp_put(o, " l1w %d", u->l1_ways);
     if (u->alias_stall > 0)
         sp_put(o, " as %.17g", u->alias_stall);
+    if (u->pack_stall > 0)
+        sp_put(o, " pk %.17g", u->pack_stall);
 }
 
 /* The generated host kernel (codegen/host.c) keeps an A micro-panel (mr x kc)
@@ -194,6 +198,16 @@ static double vectors_of(int64_t dim, int64_t nr, int64_t w)
     return (double)(dim / nr * nv + last);
 }
 
+/* Columns of B's Nt that packing writes past the first SP_CPU_PACK_STREAMS
+ * panels of their block: blocks of nc (whole panels of nr) and a last one
+ * of Nt % nc, padded to whole panels. */
+static double wide_cols(int64_t Nt, int64_t nc, int64_t nr)
+{
+    int64_t followed = SP_CPU_PACK_STREAMS * nr, last = sp_ceil_div(Nt % nc, nr) * nr;
+    return (double)(Nt / nc * (nc > followed ? nc - followed : 0) +
+                    (last > followed ? last - followed : 0));
+}
+
 /* Bytes of one way of L1d (rows this far apart share a set); 4096, x86's,
  * when the ways are not known. */
 static int64_t l1_way_bytes(const sp_cpu *u)
@@ -234,7 +248,11 @@ static double alias_rows(const sp_cpu *u, int64_t mr, int64_t stride)
  *    kept, packed once. Packing is a phase of its own: the source read from
  *    the level that holds B (from L2 when double buffering fetched it during
  *    the previous step), written at the L2 rate into the one slot, or at
- *    the rate of the level that holds them into the kept blocks.
+ *    the rate of the level that holds them into the kept blocks. Each row
+ *    of the block goes to its ceil(nc / nr) panels, a stream each; the
+ *    prefetchers follow SP_CPU_PACK_STREAMS of them, and every line written
+ *    into the others waits for its line: pack_stall cycles (wide_cols), while
+ *    the source comes from L2 (beyond, the pack waits on its reads anyway).
  *  - A: fp32 is read in place, its rows that their L1d set cannot hold
  *    costing alias_stall (below); only a last, partial micro-panel of a
  *    block is copied, or every one when A's rows are a multiple of
@@ -427,9 +445,13 @@ void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figure
     double c_time = calls * (double)(mr * nr) * 4.0 * 2.0 * c_inv;
 
     /* Packing and copying: a phase of its own. */
-    double b_inv = c->double_buffer ? 1.0 / u->bw_l2 : inv_bw_of(t, (double)K * p->N * in, threads);
+    /* B's source from L2: double buffering fetched it, or it fits there */
+    bool b_near = c->double_buffer || (double)K * p->N * in <= (double)u->cache[SP_CL2];
+    double b_inv = b_near ? 1.0 / u->bw_l2 : inv_bw_of(t, (double)K * p->N * in, threads);
     double w_inv = keep ? inv_bw_of(t, kept_bytes, threads) : 1.0 / u->bw_l2;
     double pack = b * (in * b_inv + 4.0 * w_inv);
+    if (b_near) /* the lines past the followed panels, each pass over B */
+        pack += b / b_once * (double)K * wide_cols(Nt, nc, nr) * 4.0 / 64.0 * u->pack_stall;
     if (widen) /* from where A lives into the widened copy's level */
         pack += a * (in * inv_bw_of(t, (double)p->M * K * in, threads) +
                      4.0 * inv_bw_of(t, a_foot, threads));

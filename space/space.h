@@ -65,6 +65,12 @@ typedef enum { SP_CL1, SP_CL2, SP_CL3, SP_NCACHE } sp_cache;
  * rows 30%). */
 #define SP_CPU_STREAMS 4
 
+/* The NR-column panels of a B block that packing writes into, one stream
+ * each, and the prefetchers still follow (200x1000x64, WS, kc 64, side by
+ * side: 8x48 with 3 to 11 panels within 1%, 15 panels 2.5% slower, 19 4.3%;
+ * 12x32 with 10 panels 0.7%, 16 3%, 28 7%; 6x64 with 14 panels 2%). */
+#define SP_CPU_PACK_STREAMS 10
+
 /* The widest micro-tile, in vectors, for which a generated host kernel has
  * narrower kernels for a last, narrow column tile (wider ones run whole). */
 #define SP_CPU_EDGE_VECTORS 8
@@ -99,6 +105,8 @@ typedef struct {
     int l1_ways;                  /* ways of L1d (0: not known; no aliasing charged) */
     double alias_stall;           /* cycles a micro-tile's k step loses per row of its A
                                    * micro-panel that its L1d set cannot hold (0: none) */
+    double pack_stall;            /* cycles packing B waits per line it writes into a panel
+                                   * past the streams the prefetchers follow (0: none) */
 } sp_cpu;
 
 /* Hardware description of one target. An NPU has per-core buffers and paths
@@ -330,7 +338,7 @@ typedef struct {
     bool optional;    /* may be left out (stays 0) */
 } sp_target_field;
 
-#define SP_TARGET_NFIELDS 46
+#define SP_TARGET_NFIELDS 47
 /* Every field of a target: the name, the kind, then the figures, in the order
  * a missing one is reported and the text below lists them. Scripts read
  * targets through this table, files write and read them through it. */

@@ -137,6 +137,12 @@ static void targets(void)
     CHECK(!sp_target_check(&t, err, sizeof err));
     CHECK_STR(err, "target 'avx512': field 'alias_stall' must be a cycle count from 0 to 100");
     t = a;
+    t.cpu.pack_stall = -1;
+    CHECK(!sp_target_check(&t, err, sizeof err));
+    CHECK_STR(err, "target 'avx512': field 'pack_stall' must be a cycle count from 0 to 100");
+    t.cpu.pack_stall = 100;
+    CHECK(sp_target_check(&t, err, sizeof err));
+    t = a;
     t.cpu.l1_ways = 12; /* 48 KiB: 12 ways of 4 KiB */
     CHECK(sp_target_check(&t, err, sizeof err));
     for (int bad = 0; bad < 3; bad++) { /* negative, too many, not dividing l1 */
@@ -640,6 +646,30 @@ static void cycles(void)
               1.5 * 94);
     CHECK_INT(sp_micro_default(&t).mr, 6);
     CHECK_INT(sp_micro_default(&t).nr, 64);
+
+    /* pack_stall: packing a B block writes one stream per NR-column panel,
+     * and the prefetchers follow SP_CPU_PACK_STREAMS (10) of them. On
+     * 200x1000x64, 8x48, WS with n = 128 (3 panels) and with n = 896 (nc 912:
+     * 19 panels, 9 past the 10th) tie without it, but measured 4% apart (the
+     * wide one slower); with it the 432 columns past the 10th panel, 64 rows
+     * of them, 1728 lines, cost 10 cycles each, IS twice (nI = 2 < VISITS:
+     * B packed once per row block). B's source from L3 (200x10000x64, 2.4
+     * MiB) hides them, unless double buffering fetched it into L2. */
+    sp_problem ties = fx_problem(200, 1000, 64, 1, SP_FP32);
+    sp_target ps = t;
+    ps.cpu.pack_stall = 10;
+    sp_config slim = cpu_cfg(SP_WS, 144, 128, 64, 0, 1, SP_SPLIT_M, 8, 48);
+    sp_config wide_b = cpu_cfg(SP_WS, 144, 896, 64, 0, 1, SP_SPLIT_M, 8, 48);
+    CHECK_DBL(model(&t, &ties, slim).est_cycles, model(&t, &ties, wide_b).est_cycles);
+    CHECK_DBL(model(&ps, &ties, slim).est_cycles, model(&t, &ties, slim).est_cycles);
+    CHECK_DBL(model(&ps, &ties, wide_b).est_cycles - model(&t, &ties, wide_b).est_cycles, 17280);
+    wide_b.strategy = SP_IS;
+    CHECK_DBL(model(&ps, &ties, wide_b).est_cycles - model(&t, &ties, wide_b).est_cycles, 34560);
+    sp_problem far_b = fx_problem(200, 10000, 64, 1, SP_FP32);
+    wide_b.strategy = SP_WS;
+    CHECK_DBL(model(&ps, &far_b, wide_b).est_cycles, model(&t, &far_b, wide_b).est_cycles);
+    wide_b.double_buffer = 1;
+    CHECK(model(&ps, &far_b, wide_b).est_cycles > model(&t, &far_b, wide_b).est_cycles);
 
     /* C's tiles at the L2 rate while C is within the L3 share: on 4096x256x32
      * only C (4 MiB) is past L2, and IS revisits it per k block (nP = 2), yet
