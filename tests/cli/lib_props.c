@@ -24,7 +24,7 @@ enum { ROW = 101, COL = 102, NOTRANS = 111, TRANS = 112, CONJ = 113 };
 static const int anchors[][3] = {{64, 64, 64}, {65, 33, 17}, {200, 300, 100}, {9, 17, 33},
                                  {33, 9, 65},  {12, 64, 33}, {1, 1, 1},       {7, 130, 3},
                                  {0, 5, 5},    {5, 0, 5},    {5, 5, 0},       {97, 61, 129},
-                                 {1, 3000, 700}};
+                                 {1, 3000, 700}, {12, 64, 12}, {12, 32, 32}};
 
 static _Atomic int failures;
 
@@ -193,13 +193,16 @@ int main(int argc, char **argv)
     for (int i = 1; i < threads; i++)
         thrd_join(t[i], NULL);
     /* each anchor as the most common call has it: row-major, dense, alpha 1, beta 0
-     * and 1 (a library's own loop for its entries' shapes, codegen/library.c) */
+     * and 1 (a library's own loop for its entries' shapes, codegen/library.c), and
+     * so with either operand transposed, which that loop must leave to the rest */
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 24);
     for (size_t a = 0; a < sizeof anchors / sizeof *anchors; a++)
         for (int b = 0; b < 2; b++)
-            check_case(r, cases, 0, ROW, NOTRANS, NOTRANS, anchors[a][0], anchors[a][1],
-                       anchors[a][2], 1.0f, (float)b, (const int[3]){0, 0, 0});
+            for (int t = 0; t < 4; t++)
+                check_case(r, cases, 0, ROW, t & 1 ? TRANS : NOTRANS, t & 2 ? TRANS : NOTRANS,
+                           anchors[a][0], anchors[a][1], anchors[a][2], 1.0f, (float)b,
+                           (const int[3]){0, 0, 0});
     gsl_rng_free(r);
     entry_points();
     fflush(stdout);
