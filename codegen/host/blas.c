@@ -90,11 +90,15 @@ typedef struct {
     long calls[NT_LIB_NHOW];
 } nt_lib_table;
 
+/* In the initial-exec TLS model: a load at a fixed offset from the thread
+ * pointer, where the default model for a shared library calls
+ * __tls_get_addr on every call (it takes 32 bytes of the static TLS that
+ * the C library keeps spare for libraries loaded later with dlopen). */
 typedef struct {
     const nt_lib_table *table;
     int M, N, K, pick, how;
 } nt_lib_last;
-static _Thread_local nt_lib_last nt_lib_cache;
+static _Thread_local nt_lib_last nt_lib_cache __attribute__((tls_model("initial-exec")));
 
 /* Counting is on when NPU_TUNE_GEMM_STATS is set (read once, at load): the
  * counts then go to standard error when the program ends. */
@@ -557,6 +561,15 @@ static void nt_lib_cblas_error(int row, int info, const char *form, int value)
 NT_GEMM_API void cblas_sgemm(int layout, int transa, int transb, int M, int N, int K, float alpha,
                  const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
 {
+    /* The most common call, row-major and neither transposed, with the arguments
+     * nt_lib_check would pass (A is M x K, B K x N, C M x N, each lda, ldb, ldc
+     * at least its columns and 1), goes straight to the dispatcher. */
+    if (layout == NT_LIB_ROW && transa == NT_LIB_NOTRANS && transb == NT_LIB_NOTRANS && M >= 0 &&
+        N >= 0 && K >= 0 && lda >= (K > 1 ? K : 1) && ldb >= (N > 1 ? N : 1) &&
+        ldc >= (N > 1 ? N : 1)) {
+        nt_lib_sgemm(0, 0, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
     char la = nt_lib_letter(transa), lb = nt_lib_letter(transb);
     int row = layout == NT_LIB_ROW, ta, tb, info;
     if (!row && layout != NT_LIB_COL) {
