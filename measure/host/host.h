@@ -90,15 +90,23 @@ enum { HS_FINAL_MAX = 16 };
 bool hs_final(const hs_job *jobs, size_t n, const char *workdir, double timeout,
               ms_measurement *out, char *err, size_t errlen);
 
+/* The most timed rounds a final keeps. */
+enum { HS_FINAL_ROUNDS = 200 };
+
 /* How hs_final_with times (a field 0 or less keeps hs_final's choice):
- * rounds until `rounds` timed rounds (at most 200) and `seconds` of kernel
- * time over all kernels; a burst runs until `burst_calls` calls (at most 64)
- * and `burst_seconds` of kernel time, or 64 calls. */
+ * rounds until `rounds` timed rounds (at most HS_FINAL_ROUNDS) and `seconds`
+ * of kernel time over all kernels; a burst runs until `burst_calls` calls (at
+ * most 64) and `burst_seconds` of kernel time, or 64 calls. With round_s
+ * (room for n x HS_FINAL_ROUNDS), job i's sample of timed round r goes to
+ * round_s[i * HS_FINAL_ROUNDS + r] for r < out[i].nsamples (the same rounds
+ * for every job timed: compare two jobs round by round); NaN elsewhere, and
+ * for a job that is not ok. */
 typedef struct {
     int rounds;           /* hs_final: 11 */
     double seconds;       /* hs_final: 0.5 */
     int burst_calls;      /* hs_final: 3 */
     double burst_seconds; /* hs_final: 0.02 */
+    double *round_s;      /* NULL: not wanted */
 } hs_final_opts;
 
 /* hs_final timed as opts says (NULL: as hs_final). */

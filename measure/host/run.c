@@ -24,7 +24,7 @@
  * interval of the mean of the non-outlier samples is within CI_TARGET of that
  * mean (at least MIN_SAMPLES), or MAX_SAMPLES, or MAX_KERNEL_SECONDS of timed
  * kernel time, or half the job's timeout has passed. */
-enum { WARMUP_RUNS = 3, MIN_SAMPLES = 5, MAX_SAMPLES = 200 };
+enum { WARMUP_RUNS = 3, MIN_SAMPLES = 5, MAX_SAMPLES = HS_FINAL_ROUNDS };
 #define WARMUP_SECONDS 0.05
 #define MAX_KERNEL_SECONDS 2.0
 #define CI_TARGET 0.02
@@ -513,6 +513,9 @@ static void side_by_side(const char *runner, const char *const *so, const char *
         if (i < heard && !live[i])
             continue; /* wrong or not loaded: set above */
         if (done) {
+            if (o->round_s)
+                memcpy(o->round_s + at[i] * HS_FINAL_ROUNDS, samples + i * MAX_SAMPLES,
+                       (size_t)rounds * sizeof *samples);
             double rel = summarise(samples + i * MAX_SAMPLES, rounds, scratch, in, m, &outliers);
             m->status = MS_OK;
             ms_set_detail(m, "final: %d samples side by side with %zu other%s, %d outlier%s, CI +-%.1f%%",
@@ -548,7 +551,8 @@ bool hs_final_with(const hs_job *jobs, size_t n, const char *workdir, double tim
         err[0] = '\0';
     if (timeout <= 0)
         timeout = 60;
-    hs_final_opts o = {FINAL_MIN_ROUNDS, FINAL_SECONDS, FINAL_BURST_MIN, FINAL_BURST_SECONDS};
+    hs_final_opts o = {FINAL_MIN_ROUNDS, FINAL_SECONDS, FINAL_BURST_MIN, FINAL_BURST_SECONDS,
+                       opts ? opts->round_s : NULL};
     if (opts && opts->rounds > 0) /* at most MAX_SAMPLES rounds are kept */
         o.rounds = opts->rounds < MAX_SAMPLES ? opts->rounds : MAX_SAMPLES;
     if (opts && opts->seconds > 0)
@@ -561,6 +565,8 @@ bool hs_final_with(const hs_job *jobs, size_t n, const char *workdir, double tim
         snprintf(err, errlen, "a final takes at most %d kernels, not %zu", HS_FINAL_MAX, n);
         return false;
     }
+    for (size_t i = 0; o.round_s && i < n * HS_FINAL_ROUNDS; i++)
+        o.round_s[i] = NAN;
     double *samples;
     hs_build *b;
     if (!begin(jobs, n, workdir, (n + 2) * MAX_SAMPLES, out, &samples, &b, err, errlen))

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_sort.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -565,6 +566,34 @@ int main(int argc, char **argv)
     CHECK_INT(out[2].nsamples, 4);
     CHECK_INT(out[1].status, MS_WRONG);
     CHECK(strstr(out[0].detail, "final: 4 samples side by side") == out[0].detail);
+    /* ... and handing over each round's sample: the same 4 rounds for each
+     * kernel timed, their median the value; NaN after them and for the wrong one */
+    static double round_s[3 * HS_FINAL_ROUNDS];
+    for (size_t i = 0; i < sizeof round_s / sizeof *round_s; i++)
+        round_s[i] = -1;
+    quick.round_s = round_s;
+    CHECK(hs_final_with(fjobs, 3, workdir, 10, &quick, out, err, sizeof err));
+    for (int i = 0; i < 3; i += 2) {
+        const double *r = round_s + i * HS_FINAL_ROUNDS;
+        CHECK_INT(out[i].nsamples, 4);
+        CHECK(r[0] > 0 && r[1] > 0 && r[2] > 0 && r[3] > 0);
+        CHECK(isnan(r[4]) && isnan(r[HS_FINAL_ROUNDS - 1]));
+        double sorted[4] = {r[0], r[1], r[2], r[3]};
+        gsl_sort(sorted, 1, 4);
+        CHECK_DBL(out[i].value, (sorted[1] + sorted[2]) / 2);
+    }
+    CHECK(isnan(round_s[HS_FINAL_ROUNDS]) && isnan(round_s[2 * HS_FINAL_ROUNDS - 1]));
+    /* ... each at its own job's row when a job before it does not compile
+     * (it leaves the runner: the timed list's places are not the jobs') */
+    hs_job cjobs[2] = {{kernel(broken, "c_broken", ""), "c_broken", &square}, fjobs[2]};
+    for (size_t i = 0; i < 2 * HS_FINAL_ROUNDS; i++)
+        round_s[i] = -1;
+    CHECK(hs_final_with(cjobs, 2, workdir, 10, &quick, out, err, sizeof err));
+    CHECK_INT(out[0].status, MS_ILLEGAL);
+    CHECK_INT(out[1].nsamples, 4);
+    CHECK(isnan(round_s[0]) && isnan(round_s[HS_FINAL_ROUNDS - 1]));
+    CHECK(round_s[HS_FINAL_ROUNDS] > 0 && round_s[HS_FINAL_ROUNDS + 3] > 0);
+    free((char *)cjobs[0].source);
     /* A kernel that crashes takes the final's runner down with it: every
      * finalist is marked, and the call returns. */
     free((char *)fjobs[1].source);
