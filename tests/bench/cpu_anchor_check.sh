@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # cpu_anchor_check.sh — bench_host_anchor on a tiny random draw (the model backend: nothing
-# timed) in two groups: every config measured once into a new journal, the anchor the config
-# of median estimate, and bench_host_calibration reads the journal (against itself: the
-# retest's figures are exact); hostile arguments leave no file. No timing is judged.
+# timed) in three groups: every config measured once into a new journal, the anchor the
+# config of median estimate, twice in each group, a config's figure the median of its
+# per-round ratios to the anchor (as the rounds file has them), and bench_host_calibration
+# reads the journal (against itself: the retest's figures are exact); then the former
+# protocol (one anchor, the ratio of medians); hostile arguments leave no file. No timing
+# is judged.
 # Usage: cpu_anchor_check.sh NPU_TUNE BENCH_HOST_ANCHOR BENCH_HOST_CALIBRATION SOURCE_DIR
 set -u
 tune=$1 anchor=$2 report=$3 src=$4
@@ -19,8 +22,8 @@ column() {
     awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c }' "$2"
 }
 
-run 0 --group 4 --rounds 2 draw.csv out.csv
-has "the groups" "$out" "96x128x64        7 configs in 2 groups beside the anchor "
+run 0 --group 4 --rounds 2 --rounds-csv rounds.csv draw.csv out.csv
+has "the groups" "$out" "96x128x64        7 configs in 3 groups beside the anchor "
 same "rows" "$(column status out.csv | tr '\n' ' ')" "ok ok ok ok ok ok ok "
 same "backend" "$(column backend out.csv | sort -u)" "host"
 same "unit" "$(column unit out.csv | sort -u)" "s"
@@ -32,14 +35,48 @@ keys=$(awk -F, 'NR > 1 { print $8, $9, $10, $11, $12, $13, $14, $21 "," $16 }' d
 same "the anchor's estimate" "$(grep -F "$cfg," <<<"$keys" | cut -d, -f2)" \
     "$(column est_cycles draw.csv | sort -g | sed -n 4p)"
 
+# the anchor first and halfway in each group (2 others a group), each config in one group,
+# every job of a group in the same rounds
+same "the rounds file" "$(head -n 1 rounds.csv)" "shape,row,group,job,anchor,round,seconds"
+same "the anchor's places" "$(awk -F, 'NR > 1 && $5 == 1 { print $3, $4 }' rounds.csv | sort -u | tr '\n' ' ')" \
+    "0 0 0 2 1 0 1 2 2 0 2 2 "
+same "rows in a group" "$(awk -F, 'NR > 1 && $5 == 0 { print $2 }' rounds.csv | sort -u | wc -l)" "6"
+same "configs in a group" "$(awk -F, 'NR > 1 && $5 == 0 { print $2, $3 }' rounds.csv | sort -u | wc -l)" "6"
+same "the same rounds in a group" "$(awk -F, 'NR > 1 { n[$3 "," $4]++ }
+    END { for (j in n) { split(j, g, ","); print g[1], n[j] } }' rounds.csv | sort -u | wc -l)" "3"
+# a config's figure over the anchor's is the median over the rounds of its time over the
+# anchor's in the same round, the geometric mean of its copies' (group, round: fields 3, 6)
+anc=$(awk -F, 'NR > 1 && $5 == 1 { print $2; exit }' rounds.csv)
+paired=$(awk -F, -v OFMT=%.10g 'NR > 1 && $5 == 1 { a[$3 "," $6] += log($7); c[$3 "," $6]++ }
+                  NR > 1 && $5 == 0 { n++; row[n] = $2; at[n] = $3 "," $6; s[n] = $7 }
+                  END { for (i = 1; i <= n; i++) print row[i], s[i] / exp(a[at[i]] / c[at[i]]) }' rounds.csv |
+    sort -k1,1n -k2,2g |
+    awk -v OFMT=%.10g '{ v[$1, ++n[$1]] = $2 }
+         END { for (r in n) { k = n[r]
+                              print r, k % 2 ? v[r, (k + 1) / 2] : (v[r, k / 2] + v[r, k / 2 + 1]) / 2 } }' |
+    sort -n)
+journal=$(awk -F, -v OFMT=%.10g -v a="$anc" 'NR > 1 { m[NR - 2] = $19 }
+                               END { for (r = 0; r < NR - 1; r++) if (r != a + 0) print r, m[r] / m[a + 0] }' out.csv)
+same "paired rows" "$(cut -d' ' -f1 <<<"$paired" | tr '\n' ' ')" "$(cut -d' ' -f1 <<<"$journal" | tr '\n' ' ')"
+far=$(paste -d' ' <(echo "$paired") <(echo "$journal") |
+      awk '{ d = $2 / $4 - 1; if (d < 0) d = -d; if (d > 1e-6) print }')
+same "paired figures" "$far" ""
+
 # the report reads it: against itself, every config measured the same
 bin=$report
 run 0 host out.csv --retest out.csv
 if grep -Eq '^96x128x64 +7 +' <<<"$out"; then ok; else bad "ranking: $out"; fi
 if grep -Eq '^96x128x64 +7 +1\.000 +0\.0% +1\.000$' <<<"$out"; then ok; else bad "retest: $out"; fi
 
-# hostile arguments: a journal that exists is not written over; no file is left
+# one anchor a group (3 others: 2 groups), the figure its ratio of medians
 bin=$anchor
+run 0 --group 4 --anchors 1 --figure medians --rounds 2 --rounds-csv rounds2.csv draw.csv out2.csv
+has "the groups" "$out" "96x128x64        7 configs in 2 groups beside the anchor "
+same "rows" "$(column status out2.csv | tr '\n' ' ')" "ok ok ok ok ok ok ok "
+same "the anchor's places" "$(awk -F, 'NR > 1 && $5 == 1 { print $3, $4 }' rounds2.csv | sort -u | tr '\n' ' ')" \
+    "0 0 1 0 "
+
+# hostile arguments: a journal that exists is not written over; no file is left
 cp out.csv kept.csv
 run 1 draw.csv out.csv
 has "exists" "$err" "bench_host_anchor: 'out.csv' exists: remove it (and its .sig) first"
@@ -51,5 +88,19 @@ run 2 --group 1 draw.csv new.csv
 run 2 --group 17 draw.csv new.csv
 run 2 --rounds x draw.csv new.csv
 run 2 draw.csv
+run 2 --anchors 3 draw.csv new.csv
+run 2 --group 2 --anchors 2 draw.csv new.csv
+run 2 --figure mean draw.csv new.csv
 absent "a journal from bad options" "$work/new.csv"
+run 1 --rounds-csv draw.csv draw.csv new.csv
+has "the rounds file is the draw" "$err" "rounds file 'draw.csv' is the draw"
+run 1 --rounds-csv rounds.csv draw.csv new.csv
+has "a rounds file that exists" "$err" "bench_host_anchor: 'rounds.csv' exists: remove it first"
+absent "a journal beside a rounds file that exists" "$work/new.csv"
+run 1 --rounds-csv no/such/dir/r.csv draw.csv new.csv
+has "a rounds file in a missing directory" "$err" \
+    "bench_host_anchor: cannot write 'no/such/dir/r.csv': its directory is missing or read-only"
+run 1 --rounds-csv '' draw.csv new.csv
+has "an empty rounds file name" "$err" "bench_host_anchor: cannot write ''"
+absent "a journal beside a rounds file that cannot be written" "$work/new.csv"
 finish

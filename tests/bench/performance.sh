@@ -88,15 +88,17 @@ in a tuner run and fits the model's figures to them with npu-tune calibrate. Of 
 shapes (BERT's FFN, ResNet's im2col at 28x28, small, odd sizes with tails) it draws 150
 such configs each (the same random search with the model backend: nothing timed) and
 bench_host_anchor times them side by side with an anchor, the config of median estimate
-of the shape: in groups of 15 plus the anchor, interleaved bursts (at least 3 calls and
-20 ms), 7 rounds, a config's figure its median over the anchor's of its group, so the
-machine's drift between groups cancels (a group with timings on a busy machine, or whose
-anchor's time is more than 10% off its median over the groups, is timed again: 3 tries).
-rho is the Spearman correlation of estimate and that figure over a shape's sample, pick how
-much slower the model's first pick measured than the sample's best, with the default
-figures and the fitted ones. The two largest
-shapes are timed again the same way after the searches, config for config: the Spearman
-of the two measurements is what a perfect model could score, drift the anchor's. Then
+of the shape: in groups of 14 beside two copies of the anchor (first and halfway in each
+round's order, which turns by one each round), interleaved bursts (at least 3 calls and
+20 ms), 7 rounds, a config's figure the median over the rounds of its time over the
+anchor's in the same round (the geometric mean of the copies'), so the machine's drift
+between groups and between rounds cancels (a group with timings on a busy machine, or
+whose anchor's time is more than 10% off its median over the groups, is timed again: 3
+tries). rho is the Spearman correlation of estimate and that figure over a shape's sample,
+pick how much slower the model's first pick measured than the sample's best, with the
+default figures and the fitted ones. The two largest shapes are timed
+again the same way after the searches, config for config: the Spearman of the two
+measurements is what a perfect model could score, drift the anchor's. Then
 model searches of 48 measurements on three of the shapes, in two rounds that each run
 three searches back to back: with the default figures and no refit (the search before
 calibration), refitting during the run (tune { calibrate = true }), and with the fitted
