@@ -296,9 +296,9 @@ static void print_table(const contender *c, int nc, const shape *s, int n, int r
         if (isnan(q))
             printf(" - | - |\n");
         else {
-            printf(" %.2fx (%s) | %d of %d |\n", q, c[best].name, ahead, used);
+            printf(" %.3fx (%s) | %d of %d |\n", q, c[best].name, ahead, used);
             shapes++;
-            ahead_shapes += q >= 1.0;
+            ahead_shapes += round(q * 1000) >= 1000; /* as printed */
         }
     }
     printf("\nat or above the faster peer on %d of %d shapes\n", ahead_shapes, shapes);
