@@ -245,11 +245,13 @@ static double alias_rows(const sp_cpu *u, int64_t mr, int64_t stride)
  *    order once per block, in IS and OS order once per block row of A (nI
  *    times), unless they meet each block SP_CPU_BCACHE_VISITS times or more
  *    and the thread's packed B fits SP_CPU_BCACHE_BYTES: then every block is
- *    kept, packed once. Packing is a phase of its own: the source read from
- *    the level that holds B (from L2 when double buffering fetched it during
- *    the previous step), written at the L2 rate into the one slot, or at
- *    the rate of the level that holds them into the kept blocks. Each row
- *    of the block goes to its ceil(nc / nr) panels, a stream each; the
+ *    kept, packed once, and read back from past L2 at each later visit
+ *    (`back`, when the call's data passes half the L3 share). Packing is a
+ *    phase of its own: the source read from the level that holds B (from
+ *    L2 when double buffering fetched it during the previous step), written
+ *    at the L2 rate into the one slot, or at the rate of the level that
+ *    holds them into the kept blocks. Each row of the block goes to its
+ *    ceil(nc / nr) panels, a stream each; the
  *    prefetchers follow SP_CPU_PACK_STREAMS of them, and every line written
  *    into the others waits for its line: pack_stall cycles (wide_cols), while
  *    the source comes from L2 (beyond, the pack waits on its reads anyway).
@@ -436,6 +438,19 @@ void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figure
         overlap = l2;
     if (a_stream > overlap)
         overlap = a_stream;
+    /* Kept B blocks: every visit after the first brings its blocks back
+     * from the level past L2 that holds them, and while the call's data (its
+     * share of A, B, C and the kept blocks) exceeds half the L3 share, the
+     * prefetchers do not hide that: the micro-kernels wait on those bytes
+     * beyond the L2 rate the l2 term charges. (512x3072x768 and 512x768x3072,
+     * 9 MiB of B kept, 25.5 MiB in all: IS and OS rows keeping B measured
+     * 1-6% slower than estimated against the others, more at more visits;
+     * 512x768x768, 7.5 MiB in all, and smaller shapes: not.) */
+    double back = 0, kept = b_once * 4.0; /* the blocks' data, no padding, read back */
+    double call_bytes = kept + (a_once + b_once) * in + (double)Mt * Nt * 4.0;
+    if (keep && call_bytes > (double)sp_cpu_l3_share(t, threads) / 2)
+        back = ((double)nI - 1) * kept *
+               (inv_bw_of(t, kept_bytes, threads) - 1.0 / u->bw_l2); /* from where written */
     /* C: each call loads and stores its tile (a first k block's store
      * brings the line in all the same); OS keeps its block across the k
      * blocks, IS revisits it after a row band of C (mc x Nt), WS after a
@@ -479,7 +494,7 @@ void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figure
         prefetch = (a_new * a_in + b_new * in + c_new * 4.0) / 64.0 * (1.0 + u->prefetch_stall);
     }
     /* more than one thread: the parallel region's start and join, per call */
-    double cycles = overlap + c_time + pack + prefetch + (threads > 1 ? u->fork_join : 0);
+    double cycles = overlap + back + c_time + pack + prefetch + (threads > 1 ? u->fork_join : 0);
 
     double batch = (double)p->batch;
     /* Sigma over all threads: the elements every thread copies of its share */

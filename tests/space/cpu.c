@@ -685,6 +685,28 @@ static void cycles(void)
     wide_b.double_buffer = 1;
     CHECK(model(&ps, &far_b, wide_b).est_cycles > model(&t, &far_b, wide_b).est_cycles);
 
+    /* Kept B blocks come back from L3 at each visit after the first while
+     * the call's data passes half the L3 share. On 512x3072x768, IS
+     * 144x64x64 12x32 (nI = 4 >= VISITS) keeps all of B (9 MiB); with A
+     * (1.5 MiB), B's source and C (6 MiB) that is 25.5 MiB, past 16 MiB of
+     * the 32 MiB share: three visits of 9 MiB at 1/32 - 1/64 cycles a byte
+     * more than the L2 rate. In a 64 MiB L3, or in WS order (B packed once,
+     * never kept), or on 512x768x768 (7.5 MiB in all), nothing. */
+    sp_problem wide3 = fx_problem(512, 3072, 768, 1, SP_FP32);
+    sp_config kis = cpu_cfg(SP_IS, 144, 64, 64, 0, 1, SP_SPLIT_M, 12, 32);
+    sp_target big3 = t;
+    big3.cpu.cache[SP_CL3] = 64 * MiB;
+    CHECK_DBL(model(&t, &wide3, kis).est_cycles - model(&big3, &wide3, kis).est_cycles,
+              3.0 * 768 * 3072 * 4 / 64);
+    kis.strategy = SP_OS;
+    CHECK_DBL(model(&t, &wide3, kis).est_cycles - model(&big3, &wide3, kis).est_cycles,
+              3.0 * 768 * 3072 * 4 / 64);
+    kis.strategy = SP_WS;
+    CHECK_DBL(model(&t, &wide3, kis).est_cycles, model(&big3, &wide3, kis).est_cycles);
+    kis.strategy = SP_IS;
+    sp_problem sq3 = fx_problem(512, 768, 768, 1, SP_FP32);
+    CHECK_DBL(model(&t, &sq3, kis).est_cycles, model(&big3, &sq3, kis).est_cycles);
+
     /* C's tiles at the L2 rate while C is within the L3 share: on 4096x256x32
      * only C (4 MiB) is past L2, and IS revisits it per k block (nP = 2), yet
      * no figure of L3 changes the estimate. Past the L3 share (cut to 1 MiB),
