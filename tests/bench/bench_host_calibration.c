@@ -213,8 +213,10 @@ static void searches(const run *runs, int nruns)
             }
             size_t n = (size_t)runs[l].rounds;
             char cell[64], x[16], y[16];
-            snprintf(cell, sizeof cell, "%s/%s of %zu, %.3f", count_text(bench_sorted_median(a, n), x, sizeof x),
-                     count_text(bench_sorted_median(b, n), y, sizeof y), all, bench_sorted_median(ratio, n));
+            snprintf(cell, sizeof cell, "%s/%s of %zu, %.3f",
+                     count_text(bench_sorted_median(a, n), x, sizeof x),
+                     count_text(bench_sorted_median(b, n), y, sizeof y), all,
+                     bench_sorted_median(ratio, n));
             printf(" %22s", cell);
         }
         printf("\n");
@@ -282,7 +284,8 @@ static void retest(const rs_cache *sample, const rs_cache *again)
         good += rho >= GOAL_SPEARMAN;
         char shape[SP_SHAPE_MAX];
         sp_problem_shape(&p->problem, shape, sizeof shape);
-        printf("%-16s %5zu %12.3f %9.1f%% %8.3f\n", shape, k, rho, 100 * bench_sorted_median(d, k), drift);
+        printf("%-16s %5zu %12.3f %9.1f%% %8.3f\n", shape, k, rho,
+               100 * bench_sorted_median(d, k), drift);
     }
     printf("\nthe measurement against itself: spearman >= %.2f on %zu of %zu shapes\n",
            GOAL_SPEARMAN, good, shapes);

@@ -243,7 +243,8 @@ int main(int argc, char **argv)
         else
             snprintf(what, sizeof what, "OS k<K");
         printf("%-10s %7zu %10.3f %9.3f %10.3f %9.3f %10.3f %9.3f\n", what, k,
-               bench_sorted_median(ratio[0][i], k), bench_sorted_median(ratio[1][i], k), p10[0], p10[1], p90[0], p90[1]);
+               bench_sorted_median(ratio[0][i], k), bench_sorted_median(ratio[1][i], k), p10[0],
+               p10[1], p90[0], p90[1]);
     }
     for (int p = 0; p < 2; p++)
         for (int i = 0; i <= NCORES; i++)
