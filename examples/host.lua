@@ -13,7 +13,7 @@ space {
   m             = multiples(48, 512),    -- cache blocks: rows of A kept per block
   n             = multiples(64, 3072),   -- columns of the packed B block
   k             = multiples(64, 1024),   -- depth of the packed blocks
-  micro         = { "6x64", "8x48", "12x32", "14x32" },  -- register micro-tiles
+  micro         = "auto",                -- register micro-tiles that suit this CPU
   double_buffer = { false, true },
   cores         = { 1, 2 },
   split         = { "M", "N", "MN" },

@@ -297,6 +297,42 @@ static int enum_list(lua_State *L, const char *fn, const char *key,
 
 /* ---- target ---- */
 
+/* The target as a table of its fields, as a target file spells them: name,
+ * kind, the figures, groups ("bandwidth.l2") as tables of their own. */
+static void push_target(lua_State *L, const sp_target *t)
+{
+    char text[SP_TARGET_TEXT_MAX];
+    sp_target_print(text, sizeof text, t);
+    lua_newtable(L);
+    lua_pushstring(L, t->name);
+    lua_setfield(L, -2, "name");
+    for (char *w = strchr(text, ' '), *rest; w; w = rest) { /* the words after the name */
+        w += strspn(w, " ");
+        size_t len = strcspn(w, " ");
+        rest = w[len] ? w + len + 1 : NULL;
+        w[len] = '\0';
+        char *eq = strchr(w, '=');
+        if (!eq)
+            continue;
+        *eq = '\0';
+        int depth = 0;
+        for (char *dot; (dot = strchr(w, '.')); w = dot + 1, depth++) { /* into the group */
+            lua_pushlstring(L, w, (size_t)(dot - w));
+            if (lua_rawget(L, -2 - depth) != LUA_TTABLE) {
+                lua_pop(L, 1);
+                lua_newtable(L);
+                lua_pushlstring(L, w, (size_t)(dot - w));
+                lua_pushvalue(L, -2);
+                lua_rawset(L, -4);
+            }
+        }
+        if (!lua_stringtonumber(L, eq + 1))
+            lua_pushstring(L, eq + 1);
+        lua_setfield(L, -2, w);
+        lua_pop(L, depth);
+    }
+}
+
 static int l_target(lua_State *L)
 {
     ls_script *s = ls_script_of(L);
@@ -318,7 +354,8 @@ static int l_target(lua_State *L)
     s->target = t;
     s->have_target = true;
     memcpy(s->target_where, where, sizeof where);
-    return 0;
+    push_target(L, &t);
+    return 1;
 }
 
 /* ---- the ops (matmul, ...): one declaration each, made from its registry entry ---- */
@@ -576,10 +613,24 @@ static bool micro_item(lua_State *L, int idx, sp_micro *u)
     return true;
 }
 
-/* micro = "6x64" | {6, 64} | a list of them: the CPU micro-tiles to try. */
-static void read_micro(lua_State *L, sp_space *sp)
+/* micro = "6x64" | {6, 64} | a list of them: the CPU micro-tiles to try;
+ * "auto": the ones that suit the target's registers (sp_micro_auto). */
+static void read_micro(lua_State *L, ls_script *s)
 {
+    sp_space *sp = &s->space;
     int idx = lua_gettop(L);
+    if (lua_type(L, idx) == LUA_TSTRING && strcmp(lua_tostring(L, idx), "auto") == 0) {
+        if (!s->have_target)
+            ls_fail(L, "space", "'micro = \"auto\"' takes the tiles of the target: declare the "
+                    "target before the space");
+        sp_micro *v = malloc(SP_MICRO_AUTO_MAX * sizeof *v);
+        if (!v)
+            luaL_error(L, "not enough memory");
+        free(sp->micro);
+        sp->micro = v;
+        sp->nmicro = sp_micro_auto(&s->target, v); /* a kind without tiles: refused later */
+        return;
+    }
     sp_micro one;
     bool single = micro_item(L, idx, &one);
     size_t n = 1;
@@ -671,7 +722,7 @@ static int l_space(lua_State *L)
     lua_pop(L, 1);
 
     if (get(L, "micro"))
-        read_micro(L, sp);
+        read_micro(L, s);
     lua_pop(L, 1);
 
     if (get(L, "constraint")) {
@@ -923,14 +974,14 @@ static int declare(lua_State *L)
     s->declaring = fn;
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
-    int status = lua_pcall(L, lua_gettop(L) - 1, 0, 0);
+    int status = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
     s->declaring = NULL;
     if (status == LUA_ERRMEM) { /* one line naming the place, as ls_run_file's */
         char msg[LS_ERR_MAX];
         ls_memory_error(s, msg, sizeof msg);
         ls_raise(L, "", msg);
     }
-    return status == LUA_OK ? 0 : lua_error(L);
+    return status == LUA_OK ? lua_gettop(L) : lua_error(L); /* the body's results */
 }
 
 /* Global `name`: the declaration body (upvalue 1 of body: arg) behind declare. */

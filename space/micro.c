@@ -57,3 +57,31 @@ sp_micro sp_micro_default(const sp_target *t)
     }
     return best;
 }
+
+/* The tiles of micro = "auto" by register file, in vectors (rows x vectors
+ * of B): those the generated micro-kernels run fastest with by themselves
+ * (bench_host_ukr: with 32 registers of 16 floats, 6x64, 8x48, 12x32 and
+ * 14x32 at 88-94% of the FMA peak; with 16 of 8, 4x24, 3x24, 5x16 and 6x16 at
+ * 84-92%, 12x8 and 14x8 at under 70%). */
+static const struct {
+    int vregs;
+    uint8_t tile[4][2];
+} auto_tiles[] = {
+    {32, {{6, 4}, {8, 3}, {12, 2}, {14, 2}}},
+    {16, {{6, 2}, {4, 3}, {5, 2}, {3, 3}}},
+};
+
+size_t sp_micro_auto(const sp_target *t, sp_micro *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof auto_tiles / sizeof auto_tiles[0] && !n; i++)
+        for (size_t j = 0; j < 4 && auto_tiles[i].vregs <= t->cpu.vregs; j++) {
+            int nr = auto_tiles[i].tile[j][1] * t->cpu.simd_floats;
+            sp_micro u = {auto_tiles[i].tile[j][0], (uint8_t)(nr <= 255 ? nr : 0)};
+            if (u.nr && sp_micro_fits(t, u))
+                out[n++] = u;
+        }
+    if (!n)
+        out[n++] = sp_micro_default(t);
+    return n;
+}

@@ -392,6 +392,13 @@ const char *sp_kernel_dtypes(const sp_target *t, char *buf, size_t len);
  * power of two; ties to fewer vectors). */
 sp_micro sp_micro_default(const sp_target *t);
 
+/* SP_MICRO_AUTO_MAX or fewer tiles into out, those `micro = "auto"` names on
+ * CPU target t: the ones the generator runs best on its register file (a
+ * table by register count: its first row that t has registers for), each
+ * fitting t; else sp_micro_default's tile alone. Returns how many. */
+enum { SP_MICRO_AUTO_MAX = 4 };
+size_t sp_micro_auto(const sp_target *t, sp_micro *out);
+
 /* Whether micro-tile u fits target t: nr a multiple of the vector width and
  * mr*nv + nv + 1 <= vregs (nv = nr / simd_floats). */
 bool sp_micro_fits(const sp_target *t, sp_micro u);

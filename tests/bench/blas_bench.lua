@@ -7,7 +7,13 @@ end
 local out = os.getenv("NPU_TUNE_OUT") or "results"
 local budget = math.tointeger(tonumber(os.getenv("NPU_TUNE_BUDGET") or "12"))
 
-target "host"
+local host = target "host"
+-- the register tiles: the blocked kernels' (micro = "auto" names them) and, for small
+-- shapes and GEMV, tiles of fewer rows; in vectors of B, for 32 registers and for 16
+local tiles = host.vregs >= 32 and { { 6, 4 }, { 8, 3 }, { 12, 2 }, { 14, 2 }, { 4, 4 }, { 8, 2 }, { 1, 4 } }
+                                or { { 6, 2 }, { 4, 3 }, { 5, 2 }, { 3, 3 }, { 2, 4 }, { 1, 4 } }
+local micro = {}
+for _, t in ipairs(tiles) do micro[#micro + 1] = { t[1], t[2] * host.simd_floats } end
 
 -- m blocks: the small ones only for shapes of fewer rows than 48 (constraint)
 local ms = { 1, 6, 12, 24 }
@@ -34,7 +40,7 @@ space {
   m             = ms,
   n             = multiples(64, 3072),
   k             = { 1, 2, 4, table.unpack(multiples(64, 1024)) },
-  micro         = { "6x64", "8x48", "12x32", "14x32", "4x64", "8x32", "1x64" },
+  micro         = micro,
   double_buffer = { false, true },
   cores         = cores == 1 and { 1 } or { 1, 2 },
   split         = cores == 1 and { "M" } or { "M", "N", "MN" },

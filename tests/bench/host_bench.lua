@@ -19,7 +19,7 @@ space {
   m             = multiples(48, 1024),
   n             = multiples(64, 3072),
   k             = multiples(64, 1024),
-  micro         = { "6x64", "8x48", "12x32", "14x32" },
+  micro         = "auto",
   double_buffer = { false, true },
   cores         = { cores },
   split         = cores == 1 and { "M" } or { "M", "N", "MN" },

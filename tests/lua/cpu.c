@@ -361,6 +361,47 @@ static void test_micro(void)
     /* A pair of floats with integral values counts. */
     CHECK_STR(micro_of(H MM "space { micro = { 6.0, 2^6 } }\n", buf, sizeof buf), "6x64");
     CHECK_STR(micro_of(H MM "space { m = 96 }\n", buf, sizeof buf), "");
+    /* "auto": the table's tiles for the register file, in vectors of its width */
+    CHECK_STR(micro_of(H MM "space { micro = \"auto\" }\n", buf, sizeof buf),
+              "6x64 8x48 12x32 14x32");
+#define CPU(vregs, w) "target { base = \"host\", vregs = " #vregs ", simd_floats = " #w " }\n"
+    CHECK_STR(micro_of(CPU(16, 8) MM "space { micro = \"auto\" }\n", buf, sizeof buf),
+              "6x16 4x24 5x16 3x24");
+    CHECK_STR(micro_of(CPU(16, 4) MM "space { micro = \"auto\" }\n", buf, sizeof buf),
+              "6x8 4x12 5x8 3x12");
+    CHECK_STR(micro_of(CPU(24, 16) MM "space { micro = \"auto\" }\n", buf, sizeof buf),
+              "6x32 4x48 5x32 3x48");
+    /* fewer registers than any row of the table: the generator's default tile */
+    CHECK_STR(micro_of(CPU(8, 8) MM "space { micro = \"auto\" }\n", buf, sizeof buf), "2x16");
+    /* 64-float vectors: 4 of them are more columns (256) than a tile has */
+    CHECK_STR(micro_of(CPU(32, 64) MM "space { micro = \"auto\" }\n", buf, sizeof buf),
+              "8x192 12x128 14x128");
+#undef CPU
+    /* target returns the target's fields, groups as tables: a script can pick its tiles */
+    ls_script *s = GOOD(&opts, "local t = target \"host\"\n"
+                               "assert(t.name == 'host' and t.kind == 'cpu' and t.cores == 8)\n"
+                               "assert(t.simd_floats == 16 and t.vregs == 32 and t.l2 == 2 * MiB)\n"
+                               "assert(t.bandwidth.l2 == 64 and t.bandwidth.mem_shared == 40)\n"
+                               "assert(math.type(t.vregs) == 'integer')\n" MM
+                               "space { micro = t.vregs >= 32 and '6x64' or '6x16' }\n");
+    if (s) {
+        CHECK_INT(ls_space(s)->micro[0].nr, 64);
+        ls_close(s);
+    }
+    s = GOOD(&opts, "local t = target { base = 'host', name = 'h2', vregs = 16 }\n"
+                    "assert(t.name == 'h2' and t.vregs == 16 and t.clock_mhz == 3200)\n" MM);
+    if (s)
+        ls_close(s);
+    s = GOOD(&opts, "local t = target 'ascend910'\n"
+                    "assert(t.kind == 'npu' and t.cores == 32 and t.simd_floats == nil)\n" MM);
+    if (s)
+        ls_close(s);
+    BAD(MM "space { micro = \"auto\" }\n",
+        "bad.lua:2: space: 'micro = \"auto\"' takes the tiles of the target: declare the target "
+        "before the space");
+    BAD(T910 MM "space { micro = \"auto\" }\n",
+        "bad.lua:3: space: 'micro' is a register micro-tile of cpu targets; target 'ascend910' is "
+        "an npu");
 
     MICRO_BAD("\"6y64\"",
               "'micro' must be a micro-tile \"MRxNR\" (e.g. \"6x64\") or a list of them");
