@@ -304,9 +304,27 @@ static void print_table(const contender *c, int nc, const shape *s, int n, int r
     printf("\nat or above the faster peer on %d of %d shapes\n", ahead_shapes, shapes);
 }
 
-/* OpenBLAS core types tried (NULL: its own choice). */
-static const char *const coretypes[] = {NULL, "SapphireRapids", "Cooperlake", "SkylakeX", "Haswell"};
-enum { NCORE = sizeof coretypes / sizeof *coretypes };
+/* OpenBLAS core types tried (NULL: its own choice), the AVX-512 ones only where
+ * the CPU has it (elsewhere OpenBLAS runs another kernel under their name). */
+static const char *const coretypes[] = {NULL, "Haswell", "Zen", "SkylakeX", "Cooperlake",
+                                        "SapphireRapids"};
+enum { NCORE = sizeof coretypes / sizeof *coretypes, NCORE_AVX2 = 3 };
+
+/* Whether /proc/cpuinfo lists CPU flag `flag`. */
+static bool cpu_flag(const char *flag)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[4096];
+    bool has = false;
+    size_t n = strlen(flag);
+    while (f && !has && fgets(line, sizeof line, f))
+        if (strncmp(line, "flags", 5) == 0)
+            for (char *p = strstr(line, flag); p && !has; p = strstr(p + 1, flag))
+                has = p[-1] == ' ' && (p[n] == ' ' || p[n] == '\n');
+    if (f)
+        fclose(f);
+    return has;
+}
 
 /* The OpenBLAS core type that runs the probe shapes fastest at one thread
  * (geometric mean of the medians of 3 rounds); NULL: its own choice. */
@@ -314,7 +332,8 @@ static const char *best_coretype(const char *openblas, char env[NCORE][64], bool
 {
     static const shape probe[] = {{512, 768, 768}, {96, 96, 96}, {257, 383, 511}};
     static contender c[NCORE];
-    for (int i = 0; i < NCORE; i++) {
+    int ntypes = cpu_flag("avx512f") ? NCORE : NCORE_AVX2;
+    for (int i = 0; i < ntypes; i++) {
         c[i] = (contender){.name = coretypes[i] ? coretypes[i] : "default", .so = openblas,
                            .sym = "cblas_sgemm"};
         if (coretypes[i]) {
@@ -322,14 +341,14 @@ static const char *best_coretype(const char *openblas, char env[NCORE][64], bool
             c[i].env[0] = env[i];
         }
     }
-    *ok = run_rounds(c, NCORE, probe, 3, 3, 1, NULL);
+    *ok = run_rounds(c, ntypes, probe, 3, 3, 1, NULL);
     printf("OpenBLAS core types (1 thread, GFLOP/s, medians of 3 rounds):\n\n| core type |");
     for (int j = 0; j < 3; j++)
         printf(" %dx%dx%d |", probe[j].M, probe[j].N, probe[j].K);
     printf(" geomean |\n|---|---:|---:|---:|---:|\n");
     int best = 0;
     double best_g = 0;
-    for (int i = 0; i < NCORE && *ok; i++) {
+    for (int i = 0; i < ntypes && *ok; i++) {
         double lg = 0;
         printf("| %s |", c[i].name);
         for (int j = 0; j < 3; j++) {
@@ -416,9 +435,11 @@ int main(int argc, char **argv)
     if (!ok)
         return 1;
     snprintf(ctype, sizeof ctype, "OPENBLAS_CORETYPE=%s", core ? core : "");
-    printf("\nOpenBLAS runs as %s, BLIS with BLIS_ARCH_TYPE=skx, libxsmm (its JIT kernels, one "
+    /* Debian's BLIS takes its generic kernels on AVX-512 CPUs it does not know */
+    const char *blis = cpu_flag("avx512f") ? "BLIS_ARCH_TYPE=skx" : NULL;
+    printf("\nOpenBLAS runs as %s, BLIS with %s, libxsmm (its JIT kernels, one "
            "thread) on the shapes of at most 128^3 flops/2.\n",
-           core ? core : "its own choice");
+           core ? core : "its own choice", blis ? blis : "its own choice of kernels");
 
     static contender c[4];
     int nc = 0;
@@ -426,7 +447,7 @@ int main(int argc, char **argv)
     c[nc++] = (contender){.name = "OpenBLAS", .so = "libopenblas.so.0", .sym = "cblas_sgemm",
                           .env = {core ? ctype : NULL}};
     c[nc++] = (contender){.name = "BLIS", .so = "libblis.so.4", .sym = "cblas_sgemm",
-                          .env = {"BLIS_ARCH_TYPE=skx"}};
+                          .env = {blis}};
     if (xsmm_exe)
         c[nc++] = (contender){.name = "libxsmm", .small_only = true};
     static const char *const policies[] = {NULL, "passive"};

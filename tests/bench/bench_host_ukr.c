@@ -11,8 +11,10 @@
 #include "rounds.h"
 #include "so.h"
 
-static const sp_micro micros[] = {{8, 48}, {6, 64}, {12, 32}, {14, 32}};
-enum { NMICRO = sizeof micros / sizeof micros[0], ROUNDS = 5 };
+/* The tiles of micro = "auto" on this host and, beside them, tiles of one
+ * vector of B (12 and 14 rows): what the table of "auto" was chosen from. */
+enum { NMICRO = SP_MICRO_AUTO_MAX + 2, ROUNDS = 5 };
+static sp_micro micros[NMICRO];
 
 /* The two cases: depth kc, B panels cycled through (L1: 2 KiB of A, 12 KiB
  * of B for 8x48; L2: 4 panels of 768 rows, 590 KiB for 8x48). */
@@ -72,6 +74,11 @@ int main(void)
     sp_target t;
     hs_detect(&h);
     hs_target(&h, &t);
+    size_t n = sp_micro_auto(&t, micros);
+    for (int rows = 12; rows <= 14; rows += 2)
+        micros[n++] = (sp_micro){(uint8_t)rows, (uint8_t)t.cpu.simd_floats};
+    while (n < NMICRO) /* fewer tiles of "auto": the rest empty, as tiles that do not fit */
+        micros[n++] = (sp_micro){0, 0};
     char dir[] = "/tmp/npu_bench_ukr_XXXXXX";
     if (!mkdtemp(dir)) {
         perror("bench_host_ukr: mkdtemp");
@@ -127,6 +134,8 @@ int main(void)
            ROUNDS, cases[0].kc, cases[1].kc, cases[1].panels);
     printf("%-8s %9s %8s %9s %8s\n", "micro", "L1", "of_peak", "L2", "of_peak");
     for (int i = 0; i < NMICRO; i++) {
+        if (!micros[i].mr)
+            continue;
         printf("%2dx%-5d", micros[i].mr, micros[i].nr);
         if (!fits[i]) {
             printf(" (does not fit %s's registers)\n", t.name);

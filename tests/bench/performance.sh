@@ -132,7 +132,8 @@ tests/bench/bench_blas.sh tunes the shapes of tests/bench/blas_bench.lua on this
 library from each table, then bench_blas runs each library in its own process (a driver that
 loads it), the libraries in turn in each round, each shape a burst whose median call is the
 sample. OpenBLAS runs with the core type fastest here (tried first), BLIS with
-BLIS_ARCH_TYPE=skx, libxsmm's JIT kernels (one thread) on the small shapes. At 1 and 2 threads,
+BLIS_ARCH_TYPE=skx on AVX-512 CPUs (else Debian's BLIS takes generic kernels there) and its
+own choice elsewhere, libxsmm's JIT kernels (one thread) on the small shapes. At 1 and 2 threads,
 with OMP_WAIT_POLICY unset and passive; \"vs faster peer\" is the median of the per-round ratios
 of the faster peer's time to the library's (above 1: the library is faster). Last, the
 dispatcher's cost: nt_sgemm against the kernel of its 64x64x64 entry called directly."
@@ -231,11 +232,27 @@ as_markdown() {
 } > "$page"
 
 # The run of bench $1 on the page being replaced: its section from its command
-# line (or its "Not run on this machine") on; nothing if it has none.
+# line (or its "Not run on this machine") on; nothing if it has none. A run the
+# page being replaced kept from a machine other than its own says which; one made
+# on that page's machine, where that is not this one, gets that line here.
 previous_section() {
     awk -v h="## $1" '$0 == h { on = 1; next } on && /^## / { exit } on' "$out" |
-        sed -n '/^\(`ctest \|Not run on \)/,$p'
+        sed -n '/^\(`ctest \|Not run on \)/,$p' |
+        awk -v m="$old_machine" '{ line[NR] = $0 }
+             END { for (i = 1; i <= NR; i++) {
+                       print line[i]
+                       if (i == 1 && m != "" && line[1] ~ /^`ctest / && line[3] !~ /^Measured on /)
+                           print "\nMeasured on another machine: " m } }'
 }
+
+# The machine of the page being replaced where it is not this one ("" where it is):
+# its CPU and caches lines.
+old_machine=""
+if [ -f "$out" ]; then
+    was=$(sed -n 's/^- \(CPU\|caches\): //p' "$out" | paste -sd';' | sed 's/;/; caches /')
+    now=$(sed -n 's/^- \(CPU\|caches\): //p' "$page" | paste -sd';' | sed 's/;/; caches /')
+    [ "$was" = "$now" ] || old_machine="CPU $was."
+fi
 
 total=0 failed=0
 for name in "${names[@]}"; do
