@@ -13,11 +13,13 @@
 #   host   compiles C with the host's compiler and runs it on this CPU (needs cc);
 #          checks results, never timings
 #   slow   takes more than about 30 s on its own (ctest -j starts it first)
+#   long   too long for the default run (ctest -LE 'bench|long': under 5 minutes on
+#          2 cores); CI's sanitizer step runs it
 #   bench  a benchmark: measures and prints figures; left out of the default run
 #          (ctest -LE bench)
 #   fuzz   a libFuzzer harness, registered only in the fuzz build (NPU_TUNE_FUZZ)
 set(NPU_TEST_AREAS base space codegen lua measure sim host results tuner cli bench fuzz build)
-set(NPU_TEST_LABELS unit cli host slow bench fuzz)
+set(NPU_TEST_LABELS unit cli host slow long bench fuzz)
 
 # npu_test_program(TARGET SOURCES file... [LIBS lib...] [DEFINES def...]
 #                  [INCLUDES dir...] [DEPENDS target...])
