@@ -132,21 +132,35 @@ static void ranking(const rs_cache *sample, const sp_target *t, const char *cons
     free(rows);
 }
 
-/* The best measured of problem p among the search rows of cache (INFINITY: none). */
-static double best_of(const rs_cache *cache, const rs_entry *p)
+/* The figure of search row e: its own measurement, or where timed is given
+ * the figure timed has for its config (INFINITY: none, or not ok). */
+static double figure(const rs_entry *e, const rs_cache *timed)
+{
+    if (!ok_search(e))
+        return INFINITY;
+    if (!timed)
+        return e->measured;
+    const rs_entry *t = rs_cache_find(timed, &e->problem, &e->config);
+    return t && ok_search(t) ? t->measured : INFINITY;
+}
+
+/* The best figure of problem p among the search rows of cache (INFINITY: none). */
+static double best_of(const rs_cache *cache, const rs_entry *p, const rs_cache *timed)
 {
     double best = INFINITY;
     for (size_t i = 0; i < rs_cache_size(cache); i++) {
         const rs_entry *e = rs_cache_entry(cache, i);
-        if (same_problem(e, p) && ok_search(e) && e->measured < best)
-            best = e->measured;
+        if (same_problem(e, p) && figure(e, timed) < best)
+            best = figure(e, timed);
     }
     return best;
 }
 
 /* How many of problem p's search rows of cache, in the order measured, it
- * took until one was within WITHIN of goal (INFINITY: never); *all: the rows. */
-static double reach(const rs_cache *cache, const rs_entry *p, double goal, size_t *all)
+ * took until one's figure was within WITHIN of goal (INFINITY: never);
+ * *all: the rows. */
+static double reach(const rs_cache *cache, const rs_entry *p, double goal, const rs_cache *timed,
+                    size_t *all)
 {
     size_t k = 0, at = 0;
     for (size_t i = 0; i < rs_cache_size(cache); i++) {
@@ -154,7 +168,7 @@ static double reach(const rs_cache *cache, const rs_entry *p, double goal, size_
         if (!same_problem(e, p) || strcmp(e->round, "search") != 0)
             continue;
         k++;
-        if (!at && strcmp(e->status, "ok") == 0 && e->measured <= goal * (1 + WITHIN))
+        if (!at && figure(e, timed) <= goal * (1 + WITHIN))
             at = k;
     }
     *all = k;
@@ -175,14 +189,21 @@ static const char *count_text(double v, char *buf, size_t len)
  * labels of one round run back to back. Per shape of the first label's
  * first round and per label, the medians over the rounds of: the
  * measurements to within WITHIN of the run's own final best, of the best of
- * its round (any label's: measured minutes apart, not across the drift of
- * the machine between rounds), and the run's best over its round's best. */
-static void searches(const run *runs, int nruns)
+ * its round (any label's), and the run's best over that best. A figure is
+ * the run's own measurement, or with timed (every config the runs measured,
+ * timed again side by side with an anchor) the time timed has for it: then
+ * the runs are compared across the drift of the machine between them, and
+ * the best any run of any round measured is the reference. */
+static void searches(const run *runs, int nruns, const rs_cache *timed)
 {
+    int rounds = runs[0].rounds;
     printf("\nThe model search: measurements until within %.0f%% of the run's own final best / of\n"
-           "the best any run of its round measured (-: never), and the run's best over that\n"
-           "best; each the median over %d rounds\n\n",
-           100 * WITHIN, runs[0].rounds);
+           "the best any run of %s measured (-: never), and the run's best over that\n"
+           "best; each the median over %d rounds; %s\n\n",
+           100 * WITHIN, timed ? "any round" : "its round", rounds,
+           timed ? "the figures: every config any run measured\n"
+                   "timed again after the searches, side by side with an anchor"
+                 : "the figures as each run measured them");
     printf("%-16s", "shape");
     for (int l = 0; l < nruns; l++)
         printf(" %22s", runs[l].label);
@@ -198,32 +219,37 @@ static void searches(const run *runs, int nruns)
         char shape[SP_SHAPE_MAX];
         sp_problem_shape(&p->problem, shape, sizeof shape);
         printf("%-16s", shape);
+        double ref[MAXROUNDS];
+        for (int r = 0; r < rounds; r++) {
+            ref[r] = INFINITY;
+            for (int o = 0; o < nruns; o++)
+                for (int q = 0; q < rounds; q++)
+                    if ((timed || q == r) && best_of(runs[o].cache[q], p, timed) < ref[r])
+                        ref[r] = best_of(runs[o].cache[q], p, timed);
+        }
         for (int l = 0; l < nruns; l++) {
             double a[MAXROUNDS], b[MAXROUNDS], ratio[MAXROUNDS];
             size_t all = 0;
-            for (int r = 0; r < runs[l].rounds; r++) {
-                double ref = INFINITY;
-                for (int o = 0; o < nruns; o++)
-                    if (r < runs[o].rounds && best_of(runs[o].cache[r], p) < ref)
-                        ref = best_of(runs[o].cache[r], p);
+            for (int r = 0; r < rounds; r++) {
                 const rs_cache *c = runs[l].cache[r];
-                own[l][cells + (size_t)r] = a[r] = reach(c, p, best_of(c, p), &all);
-                any[l][cells + (size_t)r] = b[r] = reach(c, p, ref, &all);
-                ratio[r] = best_of(c, p) / ref;
+                double best = best_of(c, p, timed);
+                own[l][cells + (size_t)r] = a[r] = reach(c, p, best, timed, &all);
+                any[l][cells + (size_t)r] = b[r] = reach(c, p, ref[r], timed, &all);
+                ratio[r] = best / ref[r];
             }
-            size_t n = (size_t)runs[l].rounds;
             char cell[64], x[16], y[16];
             snprintf(cell, sizeof cell, "%s/%s of %zu, %.3f",
-                     count_text(bench_sorted_median(a, n), x, sizeof x),
-                     count_text(bench_sorted_median(b, n), y, sizeof y), all,
-                     bench_sorted_median(ratio, n));
+                     count_text(bench_sorted_median(a, (size_t)rounds), x, sizeof x),
+                     count_text(bench_sorted_median(b, (size_t)rounds), y, sizeof y), all,
+                     bench_sorted_median(ratio, (size_t)rounds));
             printf(" %22s", cell);
         }
         printf("\n");
-        cells += (size_t)runs[0].rounds;
+        cells += (size_t)rounds;
     }
     printf("\nmedian over the shapes and rounds of the measurements to within %.0f%% (own best / "
-           "its round's best; -: most never got there), against %s's\n", 100 * WITHIN, runs[0].label);
+           "the best\nany run measured; -: most never got there), against %s's (goal: %s's half)\n",
+           100 * WITHIN, runs[0].label, runs[0].label);
     double base[2] = {NAN, NAN};
     for (int l = 0; l < nruns; l++) {
         char text[2][48];
@@ -294,18 +320,30 @@ static void retest(const rs_cache *sample, const rs_cache *again)
 
 int main(int argc, char **argv)
 {
-    bool again = argc > 3 && strcmp(argv[3], "--retest") == 0;
-    int first_run = again ? 5 : 3;
-    if (argc < first_run) {
+    /* the options after SAMPLE.csv, then the labels */
+    const char *again = NULL, *timed_path = NULL;
+    int first_run = 3;
+    while (first_run + 1 < argc && strncmp(argv[first_run], "--", 2) == 0) {
+        if (strcmp(argv[first_run], "--retest") == 0)
+            again = argv[first_run + 1];
+        else if (strcmp(argv[first_run], "--searched") == 0)
+            timed_path = argv[first_run + 1];
+        else
+            break;
+        first_run += 2;
+    }
+    if (argc < 3 || (first_run < argc && strncmp(argv[first_run], "--", 2) == 0)) {
         fprintf(stderr,
                 "usage: bench_host_calibration CALIBRATED.lua|host SAMPLE.csv [--retest AGAIN.csv]\n"
+                "                              [--searched TIMED.csv]\n"
                 "                              [LABEL=SEARCH.csv[,SEARCH.csv...]...]\n"
                 "  SAMPLE.csv: random host configs of shapes the fit did not see (bench_host_anchor\n"
                 "  times them beside an anchor), estimated on target \"host\" and on\n"
                 "  CALIBRATED.lua (host: the same again); AGAIN.csv: the same configs measured\n"
                 "  again; each LABEL's SEARCH.csv a model search of some of them per round (the\n"
                 "  labels of a round run back to back), the first label the one the others are\n"
-                "  compared with\n");
+                "  compared with; TIMED.csv: every config the searches measured, timed again side\n"
+                "  by side (bench_host_anchor), whose figures then judge the searches\n");
         return 2;
     }
     gsl_set_error_handler_off();
@@ -318,9 +356,10 @@ int main(int argc, char **argv)
         t[1] = t[0];
     else if (!ls_builtin_target(argv[1], &t[1], err, sizeof err))
         fail(err);
-    rs_cache *sample, *second = NULL;
+    rs_cache *sample, *second = NULL, *timed = NULL;
     if (!rs_journal_read(argv[2], true, &sample, err, sizeof err) ||
-        (again && !rs_journal_read(argv[4], true, &second, err, sizeof err)))
+        (again && !rs_journal_read(again, true, &second, err, sizeof err)) ||
+        (timed_path && !rs_journal_read(timed_path, true, &timed, err, sizeof err)))
         fail(err);
     const char *const name[] = {"default figures:", "calibrated figures:"};
     ranking(sample, t, name);
@@ -350,12 +389,12 @@ int main(int argc, char **argv)
             fail("every label needs as many journals (rounds) as the first");
     }
     if (nruns)
-        searches(runs, nruns);
+        searches(runs, nruns, timed);
     for (int l = 0; l < nruns; l++)
         for (int r = 0; r < runs[l].rounds; r++)
             rs_cache_free(runs[l].cache[r]);
     rs_cache_free(sample);
-    if (second)
-        rs_cache_free(second);
+    rs_cache_free(second);
+    rs_cache_free(timed);
     return 0;
 }

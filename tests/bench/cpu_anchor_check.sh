@@ -3,8 +3,9 @@
 # timed) in three groups: every config measured once into a new journal, the anchor the
 # config of median estimate, twice in each group, a config's figure the median of its
 # per-round ratios to the anchor (as the rounds file has them), and bench_host_calibration
-# reads the journal (against itself: the retest's figures are exact); then the former
-# protocol (one anchor, the ratio of medians); hostile arguments leave no file. No timing
+# reads the journal (against itself: the retest's figures are exact) and judges searches
+# by it; then the former protocol (one anchor, the ratio of medians); hostile arguments
+# leave no file. No timing
 # is judged.
 # Usage: cpu_anchor_check.sh NPU_TUNE BENCH_HOST_ANCHOR BENCH_HOST_CALIBRATION SOURCE_DIR
 set -u
@@ -67,6 +68,30 @@ bin=$report
 run 0 host out.csv --retest out.csv
 if grep -Eq '^96x128x64 +7 +' <<<"$out"; then ok; else bad "ranking: $out"; fi
 if grep -Eq '^96x128x64 +7 +1\.000 +0\.0% +1\.000$' <<<"$out"; then ok; else bad "retest: $out"; fi
+
+# the searches judged by a second timing (--searched): the draw stands for two labels' one
+# round, the timed journal its configs' figures rewritten so that the config of the highest
+# estimate is the fastest; without it, the draw's own figures (the estimates) judge
+# (configs: the draw's rows, each config once, est_cycles its 16th field)
+awk -F, 'NR > 1 && !seen[$8 $9 $10 $11 $12 $13 $14 $21]++ { print $16 }' draw.csv >est.txt
+n=$(wc -l <est.txt)
+hi=$(awk '{ if (NR == 1 || $1 > m) { m = $1; r = NR } } END { print r }' est.txt)
+lo=$(awk -v min="$(sort -g est.txt | head -n 1)" '$1 <= 1.02 * min { print NR; exit }' est.txt)
+[ "$hi" != "$lo" ] || bad "the draw's estimates cannot tell the timed figures from its own"
+awk -F, -v OFS=, -v e="$(sed -n "${hi}p" est.txt)" 'NR > 1 { $19 = ($16 == e) ? 0.5 : 1 } 1' \
+    out.csv >timed.csv
+run 0 host out.csv --searched timed.csv a=draw.csv b=draw.csv
+if grep -Eq "^96x128x64 +$hi/$hi of $n, 1.000 +$hi/$hi of $n, 1.000\$" <<<"$out"; then ok
+else bad "searches judged by the timing (config $hi): $out"; fi
+if grep -Eq "^  b +$hi\.0 \(1\.00x\) / +$hi\.0 \(1\.00x\)\$" <<<"$out"; then ok
+else bad "against the first label: $out"; fi
+run 0 host out.csv a=draw.csv b=draw.csv
+if grep -Eq "^96x128x64 +$lo/$lo of $n, 1.000 +$lo/$lo of $n, 1.000\$" <<<"$out"; then ok
+else bad "searches judged by their own figures (config $lo): $out"; fi
+run 1 host out.csv --searched missing.csv a=draw.csv
+has "a missing timing" "$err" "missing.csv"
+run 2 host out.csv --searched
+run 2 host out.csv --bogus x a=draw.csv
 
 # one anchor a group (3 others: 2 groups), the figure its ratio of medians
 bin=$anchor

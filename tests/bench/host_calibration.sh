@@ -9,14 +9,16 @@
 # set's sample with the default and the fitted figures and compares model searches of BUDGET
 # measurements (today's: default figures; refitting during the run; the fitted figures) on a
 # few shapes of the second set, in ROUNDS rounds (each round runs the three back to back, in
-# an order that turns from round to round).
+# an order that turns from round to round), judged by every config any search measured
+# timed again side by side with an anchor (bench_host_anchor), so that the searches are
+# compared across the machine's drift between them.
 # Usage: host_calibration.sh NPU_TUNE BENCH_HOST_CALIBRATION BENCH_HOST_ANCHOR SOURCE_DIR [OUT_DIR [SAMPLE [BUDGET [ROUNDS]]]]
 set -euo pipefail
 if [ $# -lt 4 ]; then
     echo "usage: host_calibration.sh NPU_TUNE BENCH_HOST_CALIBRATION BENCH_HOST_ANCHOR SOURCE_DIR [OUT_DIR [SAMPLE [BUDGET [ROUNDS]]]]" >&2
     exit 2
 fi
-tune=$1 bench=$2 anchor=$3 src=$4 out=${5:-results} sample=${6:-150} budget=${7:-48} rounds=${8:-2}
+tune=$1 bench=$2 anchor=$3 src=$4 out=${5:-results} sample=${6:-150} budget=${7:-48} rounds=${8:-3}
 # fitted on: BERT, ResNet-50's im2col of a 3x3 conv at 56x56, odd sizes
 fit=512x768x768,3136x64x576,300x500x700
 # judged on: BERT's FFN, ResNet's im2col at 28x28, small, odd sizes with tails
@@ -43,6 +45,13 @@ anchored() { # NAME DRAW: DRAW's configs timed beside an anchor into NAME.csv
     "$anchor" "$out/$2.csv" "$out/$1.csv" >&2
     echo "host_calibration.sh: $1 ($2's configs beside an anchor per shape) took $(( $(date +%s) - start )) s" >&2
 }
+union() { # NAME JOURNAL...: the journals' rows in one (a config in two: its later row), the
+    local name=$1 # first one's signature
+    shift
+    fresh "$name"
+    { head -n 1 "$1"; for j in "$@"; do tail -n +2 "$j"; done; } >"$out/$name.csv"
+    cp "$1.sig" "$out/$name.csv.sig"
+}
 mkdir -p "$out"
 step fit "$fit" random "$sample" 0 host host
 step draw "$test" random "$sample" 0 host model
@@ -53,13 +62,18 @@ echo "fitted on $fit ($sample random configs each), judged on $test"
 echo
 names=(default refit calibrated) calib=(0 1 0) targets=(host host "$out/calibrated.lua")
 declare -A runs
+searched=()
 for ((r = 1; r <= rounds; r++)); do
     for ((i = 0; i < 3; i++)); do
         v=$(( (i + r - 1) % 3 ))
         step "search-${names[v]}-$r" "$search" model "$budget" "${calib[v]}" "${targets[v]}" host
         runs[$v]+="${runs[$v]:+,}$out/search-${names[v]}-$r.csv"
+        searched+=("$out/search-${names[v]}-$r.csv")
     done
 done
+union searched-draw "${searched[@]}"
+anchored searched searched-draw
 anchored sample-again draw-again # minutes later, after the searches
 exec "$bench" "$out/calibrated.lua" "$out/sample.csv" --retest "$out/sample-again.csv" \
+    --searched "$out/searched.csv" \
     "default=${runs[0]}" "refit=${runs[1]}" "calibrated=${runs[2]}"

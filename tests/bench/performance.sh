@@ -100,12 +100,16 @@ default figures and the fitted ones. The two largest shapes and 200x1000x64 (the
 the model ranks worse for another reason than noise) are timed again the same way after
 the searches, config for config: the Spearman of the two measurements is what a perfect
 model could score, drift the anchor's. Then
-model searches of 48 measurements on three of the shapes, in two rounds that each run
+model searches of 48 measurements on three of the shapes, in three rounds that each run
 three searches back to back: with the default figures and no refit (the search before
 calibration), refitting during the run (tune { calibrate = true }), and with the fitted
-figures; each cell is the measurements until within 2% of the run's own best / of the
-best any search of its round measured, of the measurements made, and the run's best over
-that best, medians of the rounds."
+figures. Every config any search measured is then timed again beside an anchor, as the
+sample is, and those figures judge the searches (runs minutes apart cannot be compared by
+their own times: the machine drifts more than 2% between them): each cell is the
+measurements, in the order the run made them, until one within 2% of the run's own best /
+of the best any search measured, of the measurements made, and the run's best over that
+best, medians of the rounds; the goal is half the measurements of the search before
+calibration."
 [bench.mpi]="npu-tune under mpirun on this one machine (tests/bench/mpi_bench.sh; builds with MPI).
 The coordinator's ceiling: bench_coordinator hands out the candidates of a large space to
 2 workers that answer with the model backend (a microsecond: a no-op measurement) while
