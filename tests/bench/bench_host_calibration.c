@@ -219,14 +219,16 @@ static void searches(const run *runs, int nruns, const rs_cache *timed)
         char shape[SP_SHAPE_MAX];
         sp_problem_shape(&p->problem, shape, sizeof shape);
         printf("%-16s", shape);
-        double ref[MAXROUNDS];
+        /* each round's reference: the best of its runs, or of all with timed */
+        double ref[MAXROUNDS], all_best = INFINITY;
         for (int r = 0; r < rounds; r++) {
             ref[r] = INFINITY;
             for (int o = 0; o < nruns; o++)
-                for (int q = 0; q < rounds; q++)
-                    if ((timed || q == r) && best_of(runs[o].cache[q], p, timed) < ref[r])
-                        ref[r] = best_of(runs[o].cache[q], p, timed);
+                ref[r] = fmin(ref[r], best_of(runs[o].cache[r], p, timed));
+            all_best = fmin(all_best, ref[r]);
         }
+        for (int r = 0; r < rounds && timed; r++)
+            ref[r] = all_best;
         for (int l = 0; l < nruns; l++) {
             double a[MAXROUNDS], b[MAXROUNDS], ratio[MAXROUNDS];
             size_t all = 0;

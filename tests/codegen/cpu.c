@@ -720,6 +720,23 @@ static size_t generate_all(void)
     return CHECK(write_kernels(k, dt, n)) ? n : 0;
 }
 
+/* The end of a kernel test: its generated sources removed if ok, else kept
+ * (and their place said) for a look; the checks' verdict. */
+static int finish(bool ok)
+{
+    if (ok)
+        sh("rm -rf %s", tmpdir);
+    else
+        fprintf(stderr, "generated sources kept in %s\n", tmpdir);
+    return CHECK_DONE();
+}
+
+/* "timeout 300 " where the command is there, else "": what runs a kernel program. */
+static const char *timeout_prefix(void)
+{
+    return sh("command -v timeout >/dev/null 2>&1") == 0 ? "timeout 300 " : "";
+}
+
 /* The generated kernels compile under clang too, without warnings (the test
  * host_gen_clang; skipped without clang). */
 static int test_kernels_clang(void)
@@ -740,12 +757,7 @@ static int test_kernels_clang(void)
                            0);
     if (!built)
         sh("cat %s >&2", path("clang.log"));
-    built = others_built(true) && built;
-    if (built)
-        sh("rm -rf %s", tmpdir);
-    else
-        fprintf(stderr, "generated sources kept in %s\n", tmpdir);
-    return CHECK_DONE();
+    return finish(others_built(true) && built);
 }
 
 /* The generated kernels built with cc for this CPU, their symbols and their
@@ -760,7 +772,6 @@ static int test_kernels(void)
     size_t n = generate_all();
     if (n == 0)
         return CHECK_DONE();
-    const char *to = sh("command -v timeout >/dev/null 2>&1") == 0 ? "timeout 300 " : "";
     /* the native build (object kept for the symbol check), with -O3 as a
      * run compiles them, beside compile-only builds of the code paths it may
      * not take; warnings are errors in generated code */
@@ -773,16 +784,11 @@ static int test_kernels(void)
                 tmpdir, others);
     if (!CHECK_INT(rc, 0)) {
         sh("cat %s >&2", path("native.log"));
-        fprintf(stderr, "generated sources kept in %s\n", tmpdir);
-        return CHECK_DONE();
+        return finish(false);
     }
     check_symbols(n);
     bool built = others_built(false);
-    if (CHECK_INT(sh("cd %s && %s./native 12", tmpdir, to), 0) && built)
-        sh("rm -rf %s", tmpdir);
-    else
-        fprintf(stderr, "generated sources kept in %s\n", tmpdir);
-    return CHECK_DONE();
+    return finish(CHECK_INT(sh("cd %s && %s./native 12", tmpdir, timeout_prefix()), 0) && built);
 }
 
 /* The generated kernels built portably (no AVX: the vector-extension code)
@@ -800,7 +806,6 @@ static int test_portable(void)
     }
     if (generate_all() == 0)
         return CHECK_DONE();
-    const char *to = sh("command -v timeout >/dev/null 2>&1") == 0 ? "timeout 300 " : "";
     int rc = sh("cd %s || exit 1; cc " WARN " -O2 -mno-avx -mno-avx2 -mno-avx512f "
                 "-DNT_HOST_BCACHE=0 -DNT_HOST_AWIDE=0 -fsanitize=address,undefined "
                 "-fno-sanitize=pointer-overflow -fno-sanitize-recover=all kernels.c checker.c "
@@ -811,14 +816,10 @@ static int test_portable(void)
                 tmpdir);
     if (!CHECK_INT(rc, 0)) {
         sh("cat %s >&2", path("portable.log"));
-        fprintf(stderr, "generated sources kept in %s\n", tmpdir);
-        return CHECK_DONE();
+        return finish(false);
     }
-    if (CHECK_INT(sh("cd %s && ASAN_OPTIONS=detect_leaks=1 %s./portable 4", tmpdir, to), 0))
-        sh("rm -rf %s", tmpdir);
-    else
-        fprintf(stderr, "generated sources kept in %s\n", tmpdir);
-    return CHECK_DONE();
+    return finish(CHECK_INT(
+        sh("cd %s && ASAN_OPTIONS=detect_leaks=1 %s./portable 4", tmpdir, timeout_prefix()), 0));
 }
 
 /* The program compiled with the kernels of test_reads (r8, r14), which it
@@ -921,8 +922,7 @@ static int test_reads(void)
                 tmpdir);
     if (!CHECK_INT(rc, 0)) {
         sh("cat %s %s >&2", path("reads.log"), path("reads.out"));
-        fprintf(stderr, "generated sources kept in %s\n", tmpdir);
-        return CHECK_DONE();
+        return finish(false);
     }
     char out[256] = "";
     FILE *o = fopen(path("reads.out"), "r");
