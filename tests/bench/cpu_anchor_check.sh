@@ -3,7 +3,8 @@
 # timed) in three groups: every config measured once into a new journal, the anchor the
 # config of median estimate, twice in each group, a config's figure the median of its
 # per-round ratios to the anchor (as the rounds file has them), and bench_host_calibration
-# reads the journal (against itself: the retest's figures are exact) and judges searches
+# reads the journal (against itself: the retest's figures are exact; against a uniformly
+# slower copy: all drift; against a reversed one: no ceiling) and judges searches
 # by it; then the former protocol (one anchor, the ratio of medians); hostile arguments
 # leave no file. No timing
 # is judged.
@@ -67,7 +68,16 @@ same "paired figures" "$far" ""
 bin=$report
 run 0 host out.csv --retest out.csv
 if grep -Eq '^96x128x64 +7 +' <<<"$out"; then ok; else bad "ranking: $out"; fi
-if grep -Eq '^96x128x64 +7 +1\.000 +0\.0% +1\.000$' <<<"$out"; then ok; else bad "retest: $out"; fi
+if grep -Eq '^96x128x64 +7 +1\.000 +1\.000 +0\.0% +1\.000$' <<<"$out"; then ok; else bad "retest: $out"; fi
+# a retest 10% slower throughout: all drift, no noise; one whose order is reversed: no ceiling
+awk -F, -v OFS=, -v CONVFMT=%.17g 'NR > 1 { $19 *= 1.1 } 1' out.csv >slower.csv
+cp out.csv.sig slower.csv.sig
+run 0 host out.csv --retest slower.csv
+if grep -Eq '^96x128x64 +7 +1\.000 +1\.000 +0\.0% +1\.100$' <<<"$out"; then ok; else bad "drift: $out"; fi
+awk -F, -v OFS=, -v CONVFMT=%.17g 'NR > 1 { $19 = 1 / $19 } 1' out.csv >reversed.csv
+cp out.csv.sig reversed.csv.sig
+run 0 host out.csv --retest reversed.csv
+if grep -Eq '^96x128x64 +7 +-1\.000 +0\.000 ' <<<"$out" && grep -q 'reaches the goal (spearman >= 0.85) on 0 of 1' <<<"$out"; then ok; else bad "ceiling: $out"; fi
 
 # the searches judged by a second timing (--searched): the draw stands for two labels' one
 # round, the timed journal its configs' figures rewritten so that the config of the highest

@@ -98,8 +98,10 @@ tries). rho is the Spearman correlation of estimate and that figure over a shape
 pick how much slower the model's first pick measured than the sample's best, with the
 default figures and the fitted ones. The two largest shapes and 200x1000x64 (the one
 the model ranks worse for another reason than noise) are timed again the same way after
-the searches, config for config: the Spearman of the two measurements is what a perfect
-model could score, drift the anchor's. Then
+the searches, config for config: the Spearman of the two measurements, its square root the
+ceiling of any model (what one that knew every config's true time would score against one
+measurement: Spearman's correction for attenuation), noise a config's change between the
+runs beyond the drift, drift the anchor's. Then
 model searches of 48 measurements on three of the shapes, in three rounds that each run
 three searches back to back: with the default figures and no refit (the search before
 calibration), refitting during the run (tune { calibrate = true }), and with the fitted
