@@ -131,6 +131,10 @@ static bool split_names(char *s, const char **names, size_t *n)
     return *n > 0;
 }
 
+/* How much worse the fit may rank the held-out rows than the start before
+ * calibrate warns: below, the difference is that of a few rows' order. */
+#define RANK_SLACK 0.02
+
 static void fidelity_line(const char *what, const rs_fidelity *f)
 {
     char sp[16] = "-", kt[16] = "-";
@@ -319,6 +323,13 @@ int tn_calibrate(int argc, char **argv)
     else if (strlen(start.name) < 11 || strcmp(start.name + strlen(start.name) - 11, "-calibrated"))
         snprintf(fit.target.name, sizeof fit.target.name, "%.29s-calibrated", start.name);
     print_fit(&fit, &start, &org[0], n, &fo);
+    /* a fit that closes the gap on its rows but ranks the others worse has
+     * followed what the rows do not share: noise, or drift between them */
+    if (!fit.in_sample && fit.after.spearman < fit.before.spearman - RANK_SLACK)
+        tn_error("warning: calibrate: the fitted figures rank the %zu held-out rows worse than "
+                 "the start's (spearman %.4f against %.4f): the fit follows what the rows do "
+                 "not share, such as noise or drift between measurements",
+                 fit.held_rows, fit.after.spearman, fit.before.spearman);
     if (output) {
         if (!write_target(output, &fit, &start, paths, n, err, sizeof err))
             goto fail;
