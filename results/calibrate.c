@@ -435,9 +435,10 @@ static run_status run(problem *pb, int *field, const gsl_vector *rows_wts, doubl
     int info;
     status = gsl_multifit_nlinear_driver(iterations, 1e-8, 1e-8, 0.0, NULL, NULL, &info, w);
     out->iterations = gsl_multifit_nlinear_niter(w);
-    if (status == GSL_EMAXITER && info == GSL_ENOPROG && out->iterations == 0 &&
+    if (status == GSL_EMAXITER && info == GSL_ENOPROG &&
         stationary(gsl_multifit_nlinear_jac(w), gsl_multifit_nlinear_residual(w)))
-        status = GSL_SUCCESS; /* no step from the start helps: it is the minimum already */
+        status = GSL_SUCCESS; /* no step helps and none should: it is the minimum (at the
+                               * start, or where rows the model fits exactly are met) */
     if (status != GSL_SUCCESS) {
         snprintf(err, errlen, "the fit of %zu figures to %zu rows did not converge%s (%s)", p, n,
                  status == GSL_EMAXITER ? " within its iterations" : "", gsl_strerror(status));

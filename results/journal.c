@@ -35,7 +35,7 @@ typedef struct {
 static const sig_field sig_fields[] = {
     SIG_FIELD(version, false),    SIG_FIELD(script, false),    SIG_FIELD(target, true),
     SIG_FIELD(target_sig, true),  SIG_FIELD(space_sig, true),  SIG_FIELD(measure, true),
-    SIG_FIELD(kernel_sig, false),
+    SIG_FIELD(kernel_sig, false), SIG_FIELD(clock_mhz, false),
 };
 #define NSIG_FIELDS (sizeof sig_fields / sizeof sig_fields[0])
 

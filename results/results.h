@@ -37,6 +37,9 @@ typedef struct {
     char measure[32];          /* backend name */
     char kernel_sig[17];       /* 16 hex digits: hash of the generated kernels, one per kind
                                 * of code the run's candidates generate (host), or "" */
+    char clock_mhz[32];        /* the target's clock as the run had it ("%.17g"; a CPU's is
+                                * measured at each run and not signed), or "": a resumed
+                                * run keeps the first one's, calibrate starts from it */
 } rs_signature;
 
 /* A measurement found in a journal, or an entry of a tuning table. */

@@ -68,7 +68,9 @@ static bool origin_of(const char *path, rs_cache **cache, origin *o, char *err, 
     return true;
 }
 
-/* The start target: --target, else the journals' own, signed as they were. */
+/* The start target: --target, else the journals' own, signed as they were,
+ * with the clock the run had (a CPU's is measured at each run, so that two
+ * calls on one journal would start, and end, apart). */
 static bool start_target(const char *given, const origin *o, sp_target *t, char *err,
                          size_t errlen)
 {
@@ -98,6 +100,17 @@ static bool start_target(const char *given, const origin *o, sp_target *t, char 
                  "FILE.lua", o->path, sig.target, sig.target_sig, t->name, hex);
         return false;
     }
+    if (!sig.clock_mhz[0]) /* written before the sidecar had it */
+        return true;
+    char *end;
+    errno = 0;
+    double mhz = strtod(sig.clock_mhz, &end);
+    if (errno || *end || !(mhz >= 1 && mhz <= 1e5)) {
+        snprintf(err, errlen, "%s.sig: clock_mhz '%s' is not a clock in MHz (1 to 100000)",
+                 o->path, sig.clock_mhz);
+        return false;
+    }
+    t->clock_mhz = mhz;
     return true;
 }
 

@@ -150,6 +150,7 @@ static bool sign(const ls_script *s, const char *script, const plan *pls, size_t
     snprintf(sig->script, sizeof sig->script, "%s", script);
     snprintf(sig->target, sizeof sig->target, "%s", t->name);
     snprintf(sig->measure, sizeof sig->measure, "%s", tu->measure);
+    snprintf(sig->clock_mhz, sizeof sig->clock_mhz, "%.17g", t->clock_mhz);
     return true;
 }
 

@@ -3,7 +3,8 @@
 # writes loaded by a script and by --target (the same figures), the same file again
 # for the same input; and what it refuses in one line, writing nothing: journals of
 # two targets, an output that is an input, empty, foreign and broken journals, a
-# huge line, too few rows, no convergence, a figure the rows cannot pin.
+# huge line, too few rows, no convergence, a figure the rows cannot pin, a bad clock
+# in the sidecar. A host journal starts from the clock its run measured.
 # Usage: calibrate.sh NPU_TUNE
 set -u
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -57,14 +58,21 @@ has "its name in the table" "$(sed -n 2p "$work/use-table.csv")" "# target ascen
 bw=$(awk '$1 == "gm_l1" { getline; v = $3; sub(/,$/, "", v); print v }' "$work/c.lua")
 has "gm_l1 in the table" "$(sed -n 2p "$work/use-table.csv")" "gm_l1.bandwidth=$bw "
 run 0 model --target c.lua --shape 256x256x256
-# the same rows with noise (up to a factor of 2 either way, the same every time: the
-# rows are sorted first, as a parallel run journals them in any order): the fit
-# follows it and ranks the held-out rows worse than the exact start; a warning says so and
-# the file is written all the same
-awk -F, -v OFS=, -v CONVFMT=%.17g 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "measured") c = i }
-    NR > 1 { x = sin(NR * 4.1414) * 43758.5453; x -= int(x); $c *= exp(0.7 * (2 * x - 1)) } 1' \
-    <(head -n 1 "$work/j.csv"; tail -n +2 "$work/j.csv" | sort) >"$work/noisy.csv"
-cp "$work/j.csv.sig" "$work/noisy.csv.sig"
+# noisy IN OUT AMP [MHZ]: IN's rows sorted (a parallel run journals them in any order),
+# each measurement times exp(AMP * u), u from -3 to 1 by a hash of its line: the same
+# every time; with MHZ, cycles turned into seconds at that clock. The sidecar copied.
+noisy() {
+    awk -F, -v OFS=, -v CONVFMT=%.17g -v amp="$3" -v mhz="${4:-}" '
+        NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "measured") c = i; if ($i == "unit") u = i } }
+        NR > 1 { x = sin(NR * 4.1414) * 43758.5453; x -= int(x); $c *= exp(amp * (2 * x - 1))
+                 if (mhz != "") { $c /= mhz * 1e6; $u = "s" } } 1' \
+        <(head -n 1 "$work/$1"; tail -n +2 "$work/$1" | sort) >"$work/$2"
+    cp "$work/$1.sig" "$work/$2.sig"
+}
+# the same rows with noise (a factor from 1/8 to 2): the fit follows it and ranks the
+# held-out rows worse than the exact start; a warning says so and the file is written
+# all the same
+noisy j.csv noisy.csv 0.7
 run 0 calibrate noisy.csv -o noisy.lua
 has "the warning" "$err" "npu-tune: warning: calibrate: the fitted figures rank the 40 held-out rows worse than the start's (spearman "
 has "written" "$out" "wrote target ascend910-calibrated to noisy.lua"
@@ -113,6 +121,35 @@ sed 's|table = "cal-table.csv"|table = "cal.csv.fit"|' "$work/cal.lua" >"$work/c
 run 1 --quiet clash.lua
 has "record is the table" "$err" "cal.csv.fit"
 
+# --- a host journal: the start is the clock the run measured (its sidecar has it), not
+# one measured again, so that the same journal gives the same file ---
+cat >"$work/h.lua" <<'EOF'
+target "host"
+matmul { name = "h", shapes = { {128, 128, 128}, {200, 96, 64}, {64, 256, 96}, {300, 40, 70} } }
+tune { measure = "model", search = "random", budget = 40, results = "h.csv", table = "h-table.csv" }
+EOF
+run 0 --quiet h.lua
+clock=$(sed -n 's/^clock_mhz=//p' "$work/h.csv.sig")
+same "host: the run's clock in the sidecar" "$(awk -v c="$clock" 'BEGIN { print (c + 0 > 0) }')" 1
+# the model's own estimates: the start is the minimum, where the fit ends at once
+run 0 calibrate h.csv
+has "host: the model's rows" "$out" "of log(estimate/measured) on the fitted rows: 0.0000 before, 0.0000 after"
+# the model's cycles as timings in seconds, with noise for the fit to move on
+noisy h.csv hs.csv 0.1 "$clock"
+start_clock() { awk '$1 == "clock_mhz" { print $2 }' <<<"$out"; }
+run 0 calibrate hs.csv -o h1.lua
+same "host: the start clock is the run's" "$(start_clock)" "$(printf '%.6g' "$clock")"
+run 0 calibrate hs.csv -o h2.lua
+same_file "host: the same file again" "$work/h2.lua" "$work/h1.lua"
+sed -i 's/^clock_mhz=.*/clock_mhz=2500/' "$work/hs.csv.sig"
+run 0 calibrate hs.csv
+same "host: the sidecar's clock" "$(start_clock)" 2500
+# a sidecar written before it had the clock: the clock measured now
+sed -i '/^clock_mhz=/d' "$work/hs.csv.sig"
+run 0 calibrate hs.csv
+has "host: no clock in the sidecar" "$out" "calibrated host from 160 rows"
+same "host: a clock measured now" "$(awk -v c="$(start_clock)" 'BEGIN { print (c + 0 > 0) }')" 1
+
 # --- refused, in one line, nothing written ---
 refused() { # CODE WHAT PATTERN ARGS...: exit CODE, one line holding PATTERN, no out.lua
     local code=$1 what=$2 pattern=$3
@@ -160,6 +197,11 @@ cp "$work/j.csv" "$work/sig.csv"
 sed 's/^target_sig=.*/target_sig=0123456789abcdef/' "$work/j.csv.sig" >"$work/sig.csv.sig"
 refused 1 "signature" "sig.csv was measured on target ascend910 signed 0123456789abcdef, the target ascend910 here is signed" sig.csv -o out.lua
 run 0 calibrate sig.csv --target ascend910
+cp "$work/h.csv" "$work/clock.csv"
+for bad in fast 0 1e9 -5; do
+    sed "s/^clock_mhz=.*/clock_mhz=$bad/" "$work/h.csv.sig" >"$work/clock.csv.sig"
+    refused 1 "sidecar clock $bad" "clock.csv.sig: clock_mhz '$bad' is not a clock in MHz (1 to 100000)" clock.csv -o out.lua
+done
 # a derived target has no built-in figures: --target
 script m '{ base = "ascend910", l1 = 512 * KiB }' '{256, 256, 256}, {384, 384, 64}' 1
 run 0 --quiet m.lua
