@@ -30,11 +30,54 @@ static bool model_init(tn_search *s)
     return true;
 }
 
+/* Kernel families: the configs of one share the model's error (on a CPU
+ * whose prefetchers follow in-place rows worse than the model assumes, every
+ * no-pack config is under-charged alike), so that one family can fill the
+ * whole top, and the climb from its best never leaves it. */
+enum { NFAMILY = 2 };
+
+static int family_of(const sp_config *c)
+{
+    return c->nopack;
+}
+
+/* The model's top `want` untried from m->next, but for one place per family
+ * the top leaves out, given to that family's best-ranked (while at least one
+ * place of the top is left): a batch that measures the model's error per
+ * family before the climb commits to one. */
+static size_t first_batch(tn_search *s, model_state *m, size_t *idx, size_t want)
+{
+    size_t best[NFAMILY], seen = 0;
+    bool in_top[NFAMILY] = {false};
+    for (int f = 0; f < NFAMILY; f++)
+        best[f] = TN_NONE;
+    for (size_t pos = m->next; pos < s->n; pos++) {
+        size_t i = s->order[pos];
+        if (!tn__untried(s, i))
+            continue;
+        int f = family_of(&s->cands[i].config);
+        if (best[f] == TN_NONE)
+            best[f] = i;
+        if (seen++ < want)
+            in_top[f] = true;
+    }
+    size_t extra = 0;
+    for (int f = 0; f < NFAMILY; f++)
+        extra += best[f] != TN_NONE && !in_top[f];
+    if (extra >= want)
+        extra = 0;
+    size_t k = tn__ranked(s, &m->next, idx, want - extra);
+    for (int f = 0; f < NFAMILY && extra; f++)
+        if (best[f] != TN_NONE && !in_top[f])
+            idx[k++] = best[f];
+    return k;
+}
+
 static size_t model_ask(tn_search *s, size_t *idx, size_t max)
 {
     model_state *m = s->impl;
     if (s->ntold == 0 || s->best == TN_NONE) /* the start, or all failed so far */
-        return tn__ranked(s, &m->next, idx, max < FIRST ? max : FIRST);
+        return first_batch(s, m, idx, max < FIRST ? max : FIRST);
     size_t nb[TN_MAX_NEIGHBOURS], n = tn__neighbours(s, s->best, nb), k = 0;
     for (size_t j = 0; j < n && k < max; j++)
         if (tn__untried(s, nb[j]))

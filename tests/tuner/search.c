@@ -313,6 +313,48 @@ static void test_rerank(void)
     free_land(&l);
 }
 
+/* A kernel family the model ranks all above the other: the model's first
+ * batch (and the next while none succeeded) is its top but for its last
+ * place, which goes to the other family's best-ranked untried; with both
+ * families in the top, or one place, the plain top. */
+static void test_model_families(void)
+{
+    land l = make_land(64, 48, 80, 3, 3, TIED);
+    size_t half = l.n / 2, idx[8];
+    for (size_t i = 0; i < l.n; i++) {
+        l.cands[i].fig.est_cycles = 1000 + (double)i;
+        l.cands[i].config.nopack = i < half; /* the top half is one family */
+    }
+    tn_search_args a = {.cands = l.cands, .n = l.n, .budget = 40};
+    tn_search *s = tn_search_open("model", &a);
+    size_t k = tn_search_ask(s, idx, 8);
+    CHECK_INT(k, 8);
+    for (size_t i = 0; i + 1 < k; i++)
+        CHECK_INT(idx[i], i);
+    CHECK_INT(idx[7], half);
+    for (size_t i = 0; i < k; i++)
+        tn_search_tell(s, idx[i], 0, 0); /* failed: the next batch is a first one too */
+    k = tn_search_ask(s, idx, 8);
+    CHECK_INT(k, 8);
+    for (size_t i = 0; i + 1 < k; i++)
+        CHECK_INT(idx[i], 7 + i);
+    CHECK_INT(idx[7], half + 1);
+    tn_search_close(s);
+    s = tn_search_open("model", &a);
+    CHECK_INT(tn_search_ask(s, idx, 1), 1);
+    CHECK_INT(idx[0], 0);
+    tn_search_close(s);
+    for (size_t i = 0; i < l.n; i++) /* the families alternate: the plain top */
+        l.cands[i].config.nopack = i % 2;
+    s = tn_search_open("model", &a);
+    k = tn_search_ask(s, idx, 8);
+    CHECK_INT(k, 8);
+    for (size_t i = 0; i < k; i++)
+        CHECK_INT(idx[i], i);
+    tn_search_close(s);
+    free_land(&l);
+}
+
 static void test_find(void)
 {
     land l = make_land(64, 48, 80, 3, 3, BUMPY);
@@ -464,6 +506,7 @@ int main(void)
     test_exhaustive();
     test_model_smooth();
     test_model_stop();
+    test_model_families();
     test_find();
     test_rerank();
     test_finalists();
