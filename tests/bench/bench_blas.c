@@ -363,6 +363,54 @@ static const char *best_coretype(const char *openblas, char env[NCORE][64], bool
     return coretypes[best];
 }
 
+/* The dispatcher's cost: nt_sgemm against the kernel of its 64x64x64 entry
+ * called directly, both of the library `so` loaded in this process (one code
+ * and data placement: two processes differ by more than the dispatcher costs,
+ * up to 12% on a shared VM), a burst each in turn, the first turning each
+ * round. False with a line on stderr when it cannot load or computes wrong. */
+static bool dispatcher_cost(const char *so, int rounds)
+{
+    void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+    void *f[2] = {h ? dlsym(h, "nt_sgemm") : NULL, h ? dlsym(h, "bench_direct_sgemm") : NULL};
+    if (!f[0] || !f[1]) {
+        fprintf(stderr, "bench_blas: cannot load nt_sgemm and bench_direct_sgemm from '%s': %s\n",
+                so, dlerror());
+        return false;
+    }
+    static const shape small = {64, 64, 64};
+    size_t n = (size_t)small.M * small.K;
+    float *A = malloc(n * sizeof *A), *B = malloc(n * sizeof *B), *C = calloc(n, sizeof *C);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    bool ok = A && B && C && r;
+    for (size_t k = 0; ok && k < n; k++)
+        A[k] = (float)(2 * gsl_rng_uniform(r) - 1), B[k] = (float)(2 * gsl_rng_uniform(r) - 1);
+    call_ctx c[2] = {{.s = small, .A = A, .B = B, .C = C}, {.s = small, .A = A, .B = B, .C = C}};
+    *(void **)&c[0].nt = f[0];
+    *(void **)&c[1].nt = f[1];
+    double t[2][MAXR];
+    for (int i = 0; ok && i < rounds; i++)
+        for (int w = 0; ok && w < 2; w++) {
+            int j = (i + w) % 2;
+            t[j][i] = bench_burst(call, &c[j]);
+            ok = result_ok(&c[j], r);
+        }
+    if (ok) {
+        int ahead, used;
+        double q = bench_paired(t[1], t[0], rounds, &ahead, &used);
+        printf("\nThe dispatcher at 64x64x64, 1 thread (the library of the 1-thread table, in "
+               "one process): nt_sgemm %.3f us, its entry's kernel called directly %.3f us "
+               "(medians of %d rounds); nt_sgemm's cost: %+.2f%% (median of the per-round "
+               "ratios)\n",
+               1e6 * bench_median(t[0], rounds), 1e6 * bench_median(t[1], rounds), rounds,
+               100 * (1 / q - 1));
+    } else
+        fprintf(stderr, "bench_blas: the dispatcher's comparison %s\n",
+                A && B && C && r ? "computed a wrong result" : "is out of memory");
+    free(A), free(B), free(C);
+    gsl_rng_free(r);
+    return ok;
+}
+
 static int usage(void)
 {
     fprintf(stderr,
@@ -460,21 +508,8 @@ int main(int argc, char **argv)
             fflush(stdout);
         }
 
-    if (direct) { /* the dispatcher's cost: nt_sgemm against the entry's kernel called directly */
-        static const shape small = {64, 64, 64};
-        contender d[2] = {{.name = "nt_sgemm", .so = direct, .sym = "nt_sgemm"},
-                          {.name = "direct", .so = direct, .sym = "bench_direct_sgemm"}};
-        int r2 = 2 * rounds < MAXR ? 2 * rounds : MAXR;
-        if (!run_rounds(d, 2, &small, 1, r2, 1, NULL))
-            return 1;
-        int ahead, used;
-        double q = bench_paired(d[1].t[0], d[0].t[0], r2, &ahead, &used);
-        printf("\nThe dispatcher at 64x64x64, 1 thread (the library of the 1-thread table): "
-               "nt_sgemm %.3f us, its entry's kernel called directly %.3f us (medians of %d "
-               "rounds); nt_sgemm's cost: %+.2f%% (median of the per-round ratios)\n",
-               1e6 * bench_median(d[0].t[0], r2), 1e6 * bench_median(d[1].t[0], r2), r2,
-               100 * (1 / q - 1));
-    }
+    if (direct && !dispatcher_cost(direct, MAXR))
+        return 1;
     return 0;
 }
 

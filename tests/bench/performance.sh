@@ -142,7 +142,8 @@ BLIS_ARCH_TYPE=skx on AVX-512 CPUs (else Debian's BLIS takes generic kernels the
 own choice elsewhere, libxsmm's JIT kernels (one thread) on the small shapes. At 1 and 2 threads,
 with OMP_WAIT_POLICY unset and passive; \"vs faster peer\" is the median of the per-round ratios
 of the faster peer's time to the library's (above 1: the library is faster). Last, the
-dispatcher's cost: nt_sgemm against the kernel of its 64x64x64 entry called directly."
+dispatcher's cost: nt_sgemm against the kernel of its 64x64x64 entry called directly,
+both in one process, a burst each in turn."
 )
 # What a bench needs besides the build: a function that prints what is missing, or nothing.
 openblas() {
