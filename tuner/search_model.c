@@ -51,13 +51,15 @@ static size_t first_batch(tn_search *s, model_state *m, size_t *idx, size_t want
     bool in_top[NFAMILY] = {false};
     for (int f = 0; f < NFAMILY; f++)
         best[f] = TN_NONE;
-    for (size_t pos = m->next; pos < s->n; pos++) {
+    /* down the ranking until past the top with every family's best found
+     * (the whole of it only where a family is absent, as on an NPU) */
+    for (size_t pos = m->next, found = 0; pos < s->n && (seen < want || found < NFAMILY); pos++) {
         size_t i = s->order[pos];
         if (!tn__untried(s, i))
             continue;
         int f = family_of(&s->cands[i].config);
         if (best[f] == TN_NONE)
-            best[f] = i;
+            best[f] = i, found++;
         if (seen++ < want)
             in_top[f] = true;
     }
