@@ -74,6 +74,24 @@ static bool result_ok(const call_ctx *c, gsl_rng *r)
     return true;
 }
 
+/* Dense row-major operands of shape s: A and B uniform in [-1, 1) from r, C
+ * zeros. False (all three NULL) when out of memory. */
+static bool operands(shape s, gsl_rng *r, float **A, float **B, float **C)
+{
+    size_t a = (size_t)s.M * s.K, b = (size_t)s.K * s.N, cn = (size_t)s.M * s.N;
+    *A = malloc(a * sizeof **A), *B = malloc(b * sizeof **B), *C = calloc(cn, sizeof **C);
+    if (!*A || !*B || !*C) {
+        free(*A), free(*B), free(*C);
+        *A = *B = *C = NULL;
+        return false;
+    }
+    for (size_t k = 0; k < a; k++)
+        (*A)[k] = (float)(2 * gsl_rng_uniform(r) - 1);
+    for (size_t k = 0; k < b; k++)
+        (*B)[k] = (float)(2 * gsl_rng_uniform(r) - 1);
+    return true;
+}
+
 /* Times gemm on each shape (one burst of bench_burst) and prints "MxNxK seconds"
  * per shape; a wrong result is an error. 0 ok, 1 error. */
 static int drive(call_ctx *c, const shape *s, int n)
@@ -81,16 +99,11 @@ static int drive(call_ctx *c, const shape *s, int n)
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     int rc = 0;
     for (int i = 0; i < n && rc == 0; i++) {
-        size_t a = (size_t)s[i].M * s[i].K, b = (size_t)s[i].K * s[i].N, cn = (size_t)s[i].M * s[i].N;
-        float *A = malloc(a * sizeof *A), *B = malloc(b * sizeof *B), *C = calloc(cn, sizeof *C);
-        if (!A || !B || !C) {
+        float *A, *B, *C;
+        if (!operands(s[i], r, &A, &B, &C)) {
             fprintf(stderr, "bench_blas: out of memory for %dx%dx%d\n", s[i].M, s[i].N, s[i].K);
             rc = 1;
         } else {
-            for (size_t k = 0; k < a; k++)
-                A[k] = (float)(2 * gsl_rng_uniform(r) - 1);
-            for (size_t k = 0; k < b; k++)
-                B[k] = (float)(2 * gsl_rng_uniform(r) - 1);
             c->s = s[i], c->A = A, c->B = B, c->C = C;
 #ifdef BENCH_BLAS_XSMM
             float alpha = 1, beta = 0;
@@ -378,12 +391,9 @@ static bool dispatcher_cost(const char *so, int rounds)
         return false;
     }
     static const shape small = {64, 64, 64};
-    size_t n = (size_t)small.M * small.K;
-    float *A = malloc(n * sizeof *A), *B = malloc(n * sizeof *B), *C = calloc(n, sizeof *C);
+    float *A = NULL, *B = NULL, *C = NULL;
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    bool ok = A && B && C && r;
-    for (size_t k = 0; ok && k < n; k++)
-        A[k] = (float)(2 * gsl_rng_uniform(r) - 1), B[k] = (float)(2 * gsl_rng_uniform(r) - 1);
+    bool ok = r && operands(small, r, &A, &B, &C), memory = ok;
     call_ctx c[2] = {{.s = small, .A = A, .B = B, .C = C}, {.s = small, .A = A, .B = B, .C = C}};
     *(void **)&c[0].nt = f[0];
     *(void **)&c[1].nt = f[1];
@@ -405,7 +415,7 @@ static bool dispatcher_cost(const char *so, int rounds)
                100 * (1 / q - 1));
     } else
         fprintf(stderr, "bench_blas: the dispatcher's comparison %s\n",
-                A && B && C && r ? "computed a wrong result" : "is out of memory");
+                memory ? "computed a wrong result" : "is out of memory");
     free(A), free(B), free(C);
     gsl_rng_free(r);
     return ok;
