@@ -85,6 +85,10 @@ typedef struct {
                                  * (log(REACH) either way) and of its prior */
     double prior;               /* the prior's sd (0: none): then p residuals x - mid
                                  * follow the n rows' */
+    const size_t *group;        /* relative: row i's shape, rows of a shape adjacent;
+                                 * NULL: absolute */
+    size_t levels;              /* relative: the shapes fitted, each with a level of its
+                                 * own that its rows' mean takes up; absolute: 0 */
 } problem;
 
 /* Residuals of pb: its rows', then (with a prior) one per figure. */
@@ -129,6 +133,18 @@ static int residuals(const gsl_vector *x, void *ctx, gsl_vector *f)
         if (!isfinite(r))
             return GSL_EDOM;
         gsl_vector_set(f, i, r);
+    }
+    /* relative: each shape's residuals less their mean (the rows of a shape
+     * weigh alike), so a shape's level is free and only its ranking counts */
+    for (size_t i = 0, lo = 0; pb->group && i <= pb->n; i++) {
+        if (i < pb->n && pb->group[i] == pb->group[lo])
+            continue;
+        double mean = 0;
+        for (size_t j = lo; j < i; j++)
+            mean += gsl_vector_get(f, j) / (double)(i - lo);
+        for (size_t j = lo; j < i; j++)
+            gsl_vector_set(f, j, gsl_vector_get(f, j) - mean);
+        lo = i;
     }
     if (pb->prior > 0)
         for (size_t j = 0; j < pb->p; j++)
@@ -209,6 +225,9 @@ static size_t hold_out(const rs_entry *const *row, size_t n, const rs_fit_opts *
 static bool choose(const sp_target *t, bool seconds, const rs_fit_opts *o, int *field,
                    size_t *p, char *err, size_t errlen)
 {
+    /* the clock scales every estimate of a shape alike: a relative fit has
+     * no use for it */
+    bool scaled = seconds && !o->relative;
     *p = 0;
     for (size_t k = 0; k < (o->fields ? o->nfields : (size_t)NFREE); k++) {
         const char *name = o->fields ? o->fields[k] : free_figures[k].name;
@@ -218,18 +237,20 @@ static bool choose(const sp_target *t, bool seconds, const rs_fit_opts *o, int *
                 free_i = i;
         int f = field_index(name);
         bool applies = f >= 0 && free_i >= 0 && (sp_target_fields[f].kinds >> t->kind & 1) &&
-                       (seconds || !free_figures[free_i].seconds);
+                       (scaled || !free_figures[free_i].seconds);
         if (!applies && o->fields) {
             char names[512] = "";
             for (int i = 0, used = 0; i < NFREE; i++) {
                 int g = field_index(free_figures[i].name);
-                if ((sp_target_fields[g].kinds >> t->kind & 1) && (seconds || !free_figures[i].seconds))
+                if ((sp_target_fields[g].kinds >> t->kind & 1) &&
+                    (scaled || !free_figures[i].seconds))
                     used += snprintf(names + used, sizeof names - (size_t)used, "%s%s",
                                      used ? ", " : "", free_figures[i].name);
             }
             snprintf(err, errlen, "'%s' is not a figure the fit can move on %s target %s with "
-                     "rows in %s (it can: %s)", name, sp_kind_name(t->kind), t->name,
-                     seconds ? "seconds" : "cycles", names);
+                     "rows in %s%s (it can: %s)", name, sp_kind_name(t->kind), t->name,
+                     seconds ? "seconds" : "cycles", o->relative ? ", fitted relative" : "",
+                     names);
             return false;
         }
         bool dup = false;
@@ -480,7 +501,7 @@ static run_status run(problem *pb, int *field, const gsl_vector *rows_wts, doubl
     }
     /* The weights are not variances: the residuals' own scale, chisq / dof,
      * and Student's t for the 95% interval. */
-    double dof = (double)(n - p), s2 = chisq / dof, t975 = gsl_cdf_tdist_Pinv(0.975, dof);
+    double dof = (double)(n - p - pb->levels), s2 = chisq / dof, t975 = gsl_cdf_tdist_Pinv(0.975, dof);
     rs_fit_figure fig[RS_FIT_MAX];
     size_t loose[RS_FIT_MAX], nloose = 0;
     for (size_t j = 0; j < p; j++) {
@@ -583,9 +604,10 @@ bool rs_calibrate(const sp_target *start, const rs_entry *rows, size_t n, const 
     const rs_entry **fit = malloc(n * sizeof *fit);
     bool *held = malloc(n * sizeof *held);
     gsl_vector *wts = gsl_vector_alloc(n);
+    size_t *group = malloc(n * sizeof *group);
     double mid[RS_FIT_MAX];
     pb.mid = mid, pb.prior = o->prior;
-    bool ok = row && fit && held && wts;
+    bool ok = row && fit && held && wts && group;
     if (!ok)
         snprintf(err, errlen, "out of memory");
     for (size_t i = 0; ok && i < n; i++)
@@ -605,7 +627,7 @@ bool rs_calibrate(const sp_target *start, const rs_entry *rows, size_t n, const 
     }
     /* The rows fitted, each shape weighing alike whatever its rows. */
     double wsum = 0;
-    for (size_t i = 0, lo_i = 0; ok && i <= n; i++) {
+    for (size_t i = 0, lo_i = 0, shape = 0; ok && i <= n; i++) {
         if (i < n && (i == 0 || shape_cmp(row[i - 1], row[i]) == 0))
             continue;
         size_t k = 0;
@@ -615,12 +637,19 @@ bool rs_calibrate(const sp_target *start, const rs_entry *rows, size_t n, const 
             if (!held[j]) {
                 gsl_vector_set(wts, pb.n, 1.0 / (double)k);
                 wsum += 1.0 / (double)k;
+                group[pb.n] = shape;
                 fit[pb.n++] = row[j];
             }
         lo_i = i;
+        shape++;
     }
     out->fit_rows = pb.n;
     pb.row = fit;
+    if (o->relative) {
+        pb.group = group;
+        for (size_t i = 0; i < pb.n; i++)
+            pb.levels += i == 0 || group[i] != group[i - 1];
+    }
     size_t iterations = o->iterations ? o->iterations : RS_FIT_ITERATIONS;
     run_status st = RUN_AGAIN;
     while (ok && st == RUN_AGAIN) {
@@ -635,10 +664,13 @@ bool rs_calibrate(const sp_target *start, const rs_entry *rows, size_t n, const 
             ok = false;
             break;
         }
-        if (pb.n < RS_FIT_ROWS_PER_FIGURE * pb.p) {
+        if (pb.n < RS_FIT_ROWS_PER_FIGURE * pb.p + pb.levels) {
+            char levels[64] = "";
+            if (pb.levels)
+                snprintf(levels, sizeof levels, ", and one per shape for its level");
             snprintf(err, errlen, "%zu rows are too few to fit %zu figures (%zu at least: %d "
-                     "per figure)", pb.n, pb.p, RS_FIT_ROWS_PER_FIGURE * pb.p,
-                     RS_FIT_ROWS_PER_FIGURE);
+                     "per figure%s)", pb.n, pb.p, RS_FIT_ROWS_PER_FIGURE * pb.p + pb.levels,
+                     RS_FIT_ROWS_PER_FIGURE, levels);
             ok = false;
             break;
         }
@@ -654,7 +686,7 @@ bool rs_calibrate(const sp_target *start, const rs_entry *rows, size_t n, const 
         ok = accuracy(start, row, any ? held : NULL, true, n, &out->before, err, errlen) &&
              accuracy(&out->target, row, any ? held : NULL, true, n, &out->after, err, errlen);
     }
-    free(row), free(fit), free(held);
+    free(row), free(fit), free(held), free(group);
     if (wts)
         gsl_vector_free(wts);
     return ok;

@@ -320,6 +320,8 @@ typedef struct {
                                 * with this sd (of the natural log), against rows whose
                                 * log residuals scatter by RS_FIT_NOISE: the fit is the
                                 * posterior's mode, which few rows move little; 0: none */
+    bool relative;             /* fit each shape's ranking, not its level: a shape's
+                                * residuals count less their mean */
 } rs_fit_opts;
 
 /* One fitted figure: where it started, where it ended, its 95% interval. */

@@ -17,7 +17,7 @@
 static const char usage_text[] =
     "usage: npu-tune calibrate JOURNAL.csv... [-o TARGET.lua] [--target T] [--name NAME]\n"
     "                          [--fit FIGURE,...] [--holdout F] [--holdout-shapes]\n"
-    "                          [--seed S] [--iterations N] [--prior SD]\n"
+    "                          [--seed S] [--iterations N] [--prior SD] [--relative]\n"
     "  fits the model's rates and latencies to the journals' ok measurements (one target\n"
     "  and backend) and prints each figure with its 95% interval and the model's accuracy\n"
     "  on held-out rows before and after; -o writes the fitted target for `target \"FILE\"`\n"
@@ -35,7 +35,11 @@ static const char usage_text[] =
     "  --prior SD         hold each figure near its start: a log-normal prior of this sd\n"
     "                     (of the natural log; 0.5: a factor of 1.65), weighed against rows\n"
     "                     that scatter by 3%; few rows then move the figures little (a run's\n"
-    "                     tune { calibrate = true } refits with 0.5; default 0: none)\n";
+    "                     tune { calibrate = true } refits with 0.5; default 0: none)\n"
+    "  --relative         fit how each shape's configs rank, not the shape's level: each\n"
+    "                     row's log(estimate/measured) counts less its shape's mean, so a\n"
+    "                     shape the model misses as a whole (or measured while the machine\n"
+    "                     ran slower) does not pull the figures; the clock is kept\n";
 
 static int usage(const char *why) { return tn_usage("calibrate", usage_text, why); }
 
@@ -162,11 +166,11 @@ static void fidelity_line(const char *what, const rs_fidelity *f)
 static void print_fit(const rs_fit *fit, const sp_target *start, const origin *o, size_t njournals,
                       const rs_fit_opts *opts)
 {
-    printf("calibrated %s from %zu row%s of %zu shape%s in %zu journal%s (%s, %s): fitted %zu, "
+    printf("calibrated %s from %zu row%s of %zu shape%s in %zu journal%s (%s, %s): fitted %zu%s, "
            "held out %zu%s\n",
            start->name, fit->rows, fit->rows == 1 ? "" : "s", fit->shapes,
            fit->shapes == 1 ? "" : "s", njournals, njournals == 1 ? "" : "s", o->backend, o->unit,
-           fit->fit_rows, fit->held_rows,
+           fit->fit_rows, opts->relative ? " relative to each shape's level" : "", fit->held_rows,
            fit->held_rows ? (opts->by_shape ? " (whole shapes)" : "") : "");
     printf("\n  %-22s %12s %12s   %s\n", "figure", "start", "fitted", "95% interval");
     for (size_t j = 0; j < fit->nfig; j++) {
@@ -180,9 +184,9 @@ static void print_fit(const rs_fit *fit, const sp_target *start, const origin *o
             printf("%s %s", j ? "," : "", sp_target_fields[fit->kept[j]].name);
         printf("\n");
     }
-    printf("\n  converged in %zu iterations; weighted rms of log(estimate/measured) on the "
-           "fitted rows: %.4f before, %.4f after\n", fit->iterations, fit->rms_before,
-           fit->rms_after);
+    printf("\n  converged in %zu iterations; weighted rms of log(estimate/measured)%s on the "
+           "fitted rows: %.4f before, %.4f after\n", fit->iterations,
+           opts->relative ? " less its shape's mean" : "", fit->rms_before, fit->rms_after);
     printf("\n  %s rows (%zu):\n", fit->in_sample ? "the fitted" : "held-out",
            fit->in_sample ? fit->fit_rows : fit->held_rows);
     printf("  %-8s %8s %8s %9s %9s %9s %7s\n", "", "spearman", "kendall", "regret", "err_med",
@@ -219,7 +223,8 @@ int tn_calibrate(int argc, char **argv)
         {"name", required_argument, 0, 'n'},   {"fit", required_argument, 0, 'f'},
         {"holdout", required_argument, 0, 'H'}, {"holdout-shapes", no_argument, 0, 'S'},
         {"seed", required_argument, 0, 's'},   {"iterations", required_argument, 0, 'i'},
-        {"prior", required_argument, 0, 'p'},  {"help", no_argument, 0, 'h'},
+        {"prior", required_argument, 0, 'p'},  {"relative", no_argument, 0, 'R'},
+        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     rs_fit_opts fo = {.holdout = 0.25, .seed = 1};
     const char *output = NULL, *target = NULL, *name = NULL, *fields[RS_FIT_MAX];
@@ -252,6 +257,7 @@ int tn_calibrate(int argc, char **argv)
             break;
         }
         case 'S': fo.by_shape = true; break;
+        case 'R': fo.relative = true; break;
         case 's':
         case 'i': {
             errno = 0;
