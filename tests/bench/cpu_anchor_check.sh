@@ -111,6 +111,23 @@ same "rows" "$(column status out2.csv | tr '\n' ' ')" "ok ok ok ok ok ok ok "
 same "the anchor's places" "$(awk -F, 'NR > 1 && $5 == 1 { print $3, $4 }' rounds2.csv | sort -u | tr '\n' ' ')" \
     "0 0 1 0 "
 
+# a draw of both kernel families: the journal gets the pack column, each row its family
+cat >np.lua <<'EOF'
+local host = target "host"
+matmul { name = "np", shapes = { {64, 96, 64} }, dtype = "fp32" }
+space { strategy = { "OS" }, m = { 48 }, n = { 96 }, k = { 64 }, micro = { { 4, 2 * host.simd_floats } },
+        double_buffer = { false }, cores = { 1 }, pack = { true, false } }
+tune { measure = "model", search = "exhaustive", results = "np.csv", table = "np-table.csv" }
+EOF
+"$tune" --quiet np.lua >/dev/null || bad "the draw of both families failed"
+run 0 --group 4 --rounds 1 np.csv np-out.csv
+keyed() { # FILE: each row's config and family, sorted
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "pack") p = i; next }
+             { print $8, $9, $10, $11, $12, $13, $14, $21, $p }' "$1" | sort
+}
+same "both families" "$(keyed np.csv | awk '{ print $NF }' | sort -u | tr '\n' ' ')" "0 1 "
+same "each row's family" "$(keyed np-out.csv)" "$(keyed np.csv)"
+
 # hostile arguments: a journal that exists is not written over; no file is left
 cp out.csv kept.csv
 run 1 draw.csv out.csv
