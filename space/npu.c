@@ -182,7 +182,8 @@ static void smallest(const sp_ctx *x, sp_config *c)
 
 const sp_kind_ops sp_npu_kind = {
     .info = {.name = "npu", .a = "an npu", .dtype = SP_FP16,
-             .kernels = 1u << SP_FP16 | 1u << SP_INT8, .micro = false, .measure = "sim",
+             .kernels = 1u << SP_FP16 | 1u << SP_INT8, .micro = false, .model_error = 0,
+             .measure = "sim",
              .measure_does = "simulates npu targets", .measure_needs = ""},
     .computes = computes,
     .check_target = check_target,

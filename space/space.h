@@ -422,6 +422,11 @@ typedef struct {
                         * simulator) fp16 and int8, whatever else its cube has a
                         * rate for (the model computes that alone) */
     bool micro;        /* CPUs */
+    double model_error; /* the model's relative error per config against measurements,
+                         * as a search takes it: configs estimated within this of the
+                         * best are alike to it (an NPU's 0: against the simulator the
+                         * model ranks one core exactly; a CPU's 0.05: half its errors
+                         * on the host are 3-12% once its level is set) */
     const char *measure;       /* "sim", "host" */
     const char *measure_does;  /* "simulates npu targets" */
     const char *measure_needs; /* "target \"host\", or ": before "measure = ..." */

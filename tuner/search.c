@@ -120,6 +120,7 @@ tn_search *tn_search_open(const char *name, const tn_search_args *a)
     s->n = a->n;
     s->budget = a->budget < a->n ? a->budget : a->n;
     s->rng = a->rng;
+    s->band = a->band >= 0 && a->band <= 1 ? a->band : 0;
     s->best = TN_NONE;
     size_t room = s->n ? s->n : 1;
     s->state = calloc(room, 1);

@@ -19,6 +19,8 @@ typedef struct {
     size_t n;
     size_t budget;   /* at most this many tells will happen */
     gsl_rng *rng;    /* seeded by the driver; the only source of randomness */
+    double band;     /* the model's error (sp_kind_info.model_error): configs estimated
+                      * within this share of the best are alike to it; 0: only ties */
 } tn_search_args;
 
 typedef struct tn_search tn_search;

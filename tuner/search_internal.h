@@ -44,6 +44,7 @@ struct tn_search {
     const sp_candidate *cands;
     size_t n;
     size_t budget;          /* min(args budget, n) */
+    double band;            /* args band, 0 to 1 */
     gsl_rng *rng;
     unsigned char *state;   /* TN_ASK_* per candidate */
     double *value;          /* told: the value, +inf when it failed */

@@ -2,6 +2,7 @@
  * climbing over neighbours of the best measured, then down the ranking. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <gsl/gsl_statistics_double.h>
 
@@ -41,36 +42,112 @@ static int family_of(const sp_config *c)
     return c->nopack;
 }
 
-/* The model's top `want` untried from m->next, but for one place per family
- * the top leaves out, given to that family's best-ranked (while at least one
- * place of the top is left): a batch that measures the model's error per
- * family before the climb commits to one. */
+/* Estimates this close (relative) are one to the model: a batch measuring
+ * two of them learns only the machine's noise (on a CPU the model charges a
+ * WS block's rows nothing, so a whole top can differ in m alone). */
+#define TIE 1e-9
+/* The configs a first batch spreads over: those the model puts within
+ * s->band of its best, at most POOL of them. */
+#define POOL 1024
+
+/* Whether candidate i's estimate ties with that of one of idx[0..k). */
+static bool tied(const tn_search *s, const size_t *idx, size_t k, size_t i)
+{
+    double e = s->cands[i].fig.est_cycles;
+    for (size_t j = 0; j < k; j++) {
+        double f = s->cands[idx[j]].fig.est_cycles;
+        if (fabs(e - f) <= TIE * fmax(fabs(e), fabs(f)))
+            return true;
+    }
+    return false;
+}
+
+/* The axes a first batch covers: a config's value on each. */
+enum { NAXES = 9 };
+
+static void axes_of(const sp_config *c, int64_t *v)
+{
+    const int64_t a[NAXES] = {c->strategy, (int64_t)c->mr << 32 | c->nr, c->m, c->n, c->k,
+                              c->double_buffer, c->nopack, c->cores, c->split};
+    memcpy(v, a, sizeof a);
+}
+
+/* How many of candidate i's axis values none of idx[0..k) has. */
+static int new_values(const tn_search *s, const size_t *idx, size_t k, size_t i)
+{
+    int64_t v[NAXES], w[NAXES];
+    axes_of(&s->cands[i].config, v);
+    bool seen[NAXES] = {false};
+    for (size_t j = 0; j < k; j++) {
+        axes_of(&s->cands[idx[j]].config, w);
+        for (int a = 0; a < NAXES; a++)
+            seen[a] |= v[a] == w[a];
+    }
+    int n = 0;
+    for (int a = 0; a < NAXES; a++)
+        n += !seen[a];
+    return n;
+}
+
+/* The first batch: `want` untried from m->next. The model's best, then
+ * among the configs within s->band of it (the model's error; one per
+ * estimate) the one with the most axis values the batch has not (strategy,
+ * micro-tile, m, n, k, double buffering, family, cores, split; the
+ * better-ranked on a draw), and so on: where the model cannot tell configs
+ * apart, the batch measures how the machine does across them instead of one
+ * corner of them. Fewer configs in the band than places: the ranking fills
+ * the rest. And one place per family the batch leaves out goes to that
+ * family's best-ranked (while at least one place is left): its error
+ * measured before the climb commits. */
 static size_t first_batch(tn_search *s, model_state *m, size_t *idx, size_t want)
 {
-    size_t best[NFAMILY], seen = 0;
-    bool in_top[NFAMILY] = {false};
+    size_t best[NFAMILY], k = 0, npool = 0, pool[POOL];
     for (int f = 0; f < NFAMILY; f++)
         best[f] = TN_NONE;
-    /* down the ranking until past the top with every family's best found
-     * (the whole of it only where a family is absent, as on an NPU) */
-    for (size_t pos = m->next, found = 0; pos < s->n && (seen < want || found < NFAMILY); pos++) {
+    double top = NAN;
+    for (size_t pos = m->next, found = 0; pos < s->n; pos++) {
         size_t i = s->order[pos];
         if (!tn__untried(s, i))
             continue;
+        double e = s->cands[i].fig.est_cycles;
+        if (isnan(top))
+            top = e;
+        bool in_band = npool < POOL && e <= top * (1 + s->band);
+        if (!in_band && found == NFAMILY)
+            break;
         int f = family_of(&s->cands[i].config);
         if (best[f] == TN_NONE)
             best[f] = i, found++;
-        if (seen++ < want)
-            in_top[f] = true;
+        if (in_band && !tied(s, pool, npool, i))
+            pool[npool++] = i;
     }
+    while (k < want && k < npool) {
+        size_t pick = 0;
+        int most = -1;
+        for (size_t j = 0; j < npool; j++)
+            if (!tn__in(idx, k, pool[j])) {
+                int n = new_values(s, idx, k, pool[j]);
+                if (n > most)
+                    most = n, pick = pool[j];
+            }
+        idx[k++] = pick;
+    }
+    for (size_t pos = m->next; pos < s->n && k < want; pos++) {
+        size_t i = s->order[pos];
+        if (tn__untried(s, i) && !tn__in(idx, k, i))
+            idx[k++] = i;
+    }
+    bool in[NFAMILY] = {false};
+    for (size_t j = 0; j < k; j++)
+        in[family_of(&s->cands[idx[j]].config)] = true;
     size_t extra = 0;
     for (int f = 0; f < NFAMILY; f++)
-        extra += best[f] != TN_NONE && !in_top[f];
-    if (extra >= want)
-        extra = 0;
-    size_t k = tn__ranked(s, &m->next, idx, want - extra);
-    for (int f = 0; f < NFAMILY && extra; f++)
-        if (best[f] != TN_NONE && !in_top[f])
+        extra += best[f] != TN_NONE && !in[f];
+    if (extra >= k)
+        return k;
+    k -= extra;
+    for (int f = 0; f < NFAMILY; f++)
+        if (best[f] != TN_NONE && !in[f])
             idx[k++] = best[f];
     return k;
 }
