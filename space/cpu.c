@@ -281,7 +281,9 @@ static double alias_rows(const sp_cpu *u, int64_t mr, int64_t stride)
  *  - double buffering issues one prefetch per line of the next step's new
  *    blocks: a cycle each and prefetch_stall cycles more (what it hides, the
  *    prefetchers already hide on the machines measured; what it costs beyond
- *    issuing, the lines it brings in early evicting the current ones).
+ *    issuing, the lines it brings in early evicting the current ones). It
+ *    hides the latency of B's source, not its rate: the steps' work overlaps
+ *    B's source arriving at the rate of the level that holds it.
  *  - more than one thread: fork_join cycles per call to start and join them. */
 /* The no-pack family (codegen/host/gemm.c, NT_(direct)) for the busiest
  * thread (its share Mt x Nt of C in whole micro-tiles), as the generated code
@@ -459,7 +461,8 @@ void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figure
 
     /* Packing and copying: a phase of its own. */
     /* B's source from L2: double buffering fetched it, or it fits there */
-    bool b_near = c->double_buffer || (double)K * p->N * in <= (double)u->cache[SP_CL2];
+    bool b_near_fits = (double)K * p->N * in <= (double)u->cache[SP_CL2];
+    bool b_near = c->double_buffer || b_near_fits;
     double b_inv = b_near ? 1.0 / u->bw_l2 : inv_bw_of(t, (double)K * p->N * in, threads);
     double w_inv = keep ? inv_bw_of(t, kept_bytes, threads) : 1.0 / u->bw_l2;
     double pack = b * (in * b_inv + 4.0 * w_inv);
@@ -490,6 +493,14 @@ void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figure
         double b_new = b - (double)kc * cols;
         double c_new = (double)Mt * Nt * (c_kept ? 1 : (double)nP) - rows * cols;
         prefetch = (a_new * a_in + b_new * in + c_new * 4.0) / 64.0 * (1.0 + u->prefetch_stall);
+    }
+    /* Double buffering hides the latency of the next step's B source, not
+     * its rate: those bytes come from the level that holds B no faster than
+     * it gives them, beside the current step's work. */
+    if (c->double_buffer && !b_near_fits) {
+        double fetch = b * in * inv_bw_of(t, (double)K * p->N * in, threads);
+        if (fetch > overlap)
+            overlap = fetch;
     }
     /* more than one thread: the parallel region's start and join, per call */
     double cycles = overlap + back + c_time + pack + prefetch + (threads > 1 ? u->fork_join : 0);

@@ -784,6 +784,13 @@ static void cycles(void)
     CHECK(e1 >= 4096.0 * 4096 * 4096 / 32);
     c.double_buffer = 1;
     CHECK(model(&t, &big, c).est_cycles < e1);
+    /* It hides the latency of B's source, not its rate: a GEMV's 9 MiB of B
+     * in a slow L3 (2 B/cycle) arrive no faster double-buffered */
+    sp_problem gemv = fx_problem(1, 3072, 768, 1, SP_FP32);
+    t.cpu.bw_l3 = 2;
+    c = cpu_cfg(SP_IS, 1, 128, 256, 1, 1, SP_SPLIT_M, 1, 64);
+    CHECK(sp_check(&t, &gemv, &c) == 0);
+    CHECK(model(&t, &gemv, c).est_cycles >= 768.0 * 3072 * 4 / 2);
 }
 
 /* Same config and figures. */
