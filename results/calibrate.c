@@ -72,6 +72,12 @@ const char *rs_fit_free(int i)
     return i >= 0 && i < NFREE ? free_figures[i].name : NULL;
 }
 
+/* Orders rows by shape (problem name, op, M, N, K, batch, dtype). */
+static int shape_cmp(const rs_entry *a, const rs_entry *b)
+{
+    return sp_problem_cmp(&a->problem, &b->problem, true);
+}
+
 /* ---- the model at given figures ---- */
 
 typedef struct {
@@ -85,10 +91,9 @@ typedef struct {
                                  * (log(REACH) either way) and of its prior */
     double prior;               /* the prior's sd (0: none): then p residuals x - mid
                                  * follow the n rows' */
-    const size_t *group;        /* relative: row i's shape, rows of a shape adjacent;
-                                 * NULL: absolute */
-    size_t levels;              /* relative: the shapes fitted, each with a level of its
-                                 * own that its rows' mean takes up; absolute: 0 */
+    size_t levels;              /* relative: the shapes fitted (their rows adjacent), each
+                                 * with a level of its own that its rows' mean takes up;
+                                 * absolute: 0 */
 } problem;
 
 /* Residuals of pb: its rows', then (with a prior) one per figure. */
@@ -136,14 +141,14 @@ static int residuals(const gsl_vector *x, void *ctx, gsl_vector *f)
     }
     /* relative: each shape's residuals less their mean (the rows of a shape
      * weigh alike), so a shape's level is free and only its ranking counts */
-    for (size_t i = 0, lo = 0; pb->group && i <= pb->n; i++) {
-        if (i < pb->n && pb->group[i] == pb->group[lo])
+    for (size_t i = 1, lo = 0; pb->levels && i <= pb->n; i++) {
+        if (i < pb->n && shape_cmp(pb->row[lo], pb->row[i]) == 0)
             continue;
-        double mean = 0;
+        double sum = 0;
         for (size_t j = lo; j < i; j++)
-            mean += gsl_vector_get(f, j) / (double)(i - lo);
+            sum += gsl_vector_get(f, j);
         for (size_t j = lo; j < i; j++)
-            gsl_vector_set(f, j, gsl_vector_get(f, j) - mean);
+            gsl_vector_set(f, j, gsl_vector_get(f, j) - sum / (double)(i - lo));
         lo = i;
     }
     if (pb->prior > 0)
@@ -153,12 +158,6 @@ static int residuals(const gsl_vector *x, void *ctx, gsl_vector *f)
 }
 
 /* ---- which rows, which figures ---- */
-
-/* Orders rows by shape (problem name, op, M, N, K, batch, dtype). */
-static int shape_cmp(const rs_entry *a, const rs_entry *b)
-{
-    return sp_problem_cmp(&a->problem, &b->problem, true);
-}
 
 /* Orders rows by shape, then config, then round: an order of what the rows
  * hold, not of where they stand in the journal (a parallel batch journals
@@ -501,7 +500,8 @@ static run_status run(problem *pb, int *field, const gsl_vector *rows_wts, doubl
     }
     /* The weights are not variances: the residuals' own scale, chisq / dof,
      * and Student's t for the 95% interval. */
-    double dof = (double)(n - p - pb->levels), s2 = chisq / dof, t975 = gsl_cdf_tdist_Pinv(0.975, dof);
+    double dof = (double)(n - p - pb->levels), s2 = chisq / dof,
+           t975 = gsl_cdf_tdist_Pinv(0.975, dof);
     rs_fit_figure fig[RS_FIT_MAX];
     size_t loose[RS_FIT_MAX], nloose = 0;
     for (size_t j = 0; j < p; j++) {
@@ -604,10 +604,9 @@ bool rs_calibrate(const sp_target *start, const rs_entry *rows, size_t n, const 
     const rs_entry **fit = malloc(n * sizeof *fit);
     bool *held = malloc(n * sizeof *held);
     gsl_vector *wts = gsl_vector_alloc(n);
-    size_t *group = malloc(n * sizeof *group);
     double mid[RS_FIT_MAX];
     pb.mid = mid, pb.prior = o->prior;
-    bool ok = row && fit && held && wts && group;
+    bool ok = row && fit && held && wts;
     if (!ok)
         snprintf(err, errlen, "out of memory");
     for (size_t i = 0; ok && i < n; i++)
@@ -627,7 +626,7 @@ bool rs_calibrate(const sp_target *start, const rs_entry *rows, size_t n, const 
     }
     /* The rows fitted, each shape weighing alike whatever its rows. */
     double wsum = 0;
-    for (size_t i = 0, lo_i = 0, shape = 0; ok && i <= n; i++) {
+    for (size_t i = 0, lo_i = 0; ok && i <= n; i++) {
         if (i < n && (i == 0 || shape_cmp(row[i - 1], row[i]) == 0))
             continue;
         size_t k = 0;
@@ -637,19 +636,13 @@ bool rs_calibrate(const sp_target *start, const rs_entry *rows, size_t n, const 
             if (!held[j]) {
                 gsl_vector_set(wts, pb.n, 1.0 / (double)k);
                 wsum += 1.0 / (double)k;
-                group[pb.n] = shape;
                 fit[pb.n++] = row[j];
             }
+        pb.levels += o->relative && k > 0;
         lo_i = i;
-        shape++;
     }
     out->fit_rows = pb.n;
     pb.row = fit;
-    if (o->relative) {
-        pb.group = group;
-        for (size_t i = 0; i < pb.n; i++)
-            pb.levels += i == 0 || group[i] != group[i - 1];
-    }
     size_t iterations = o->iterations ? o->iterations : RS_FIT_ITERATIONS;
     run_status st = RUN_AGAIN;
     while (ok && st == RUN_AGAIN) {
@@ -686,7 +679,7 @@ bool rs_calibrate(const sp_target *start, const rs_entry *rows, size_t n, const 
         ok = accuracy(start, row, any ? held : NULL, true, n, &out->before, err, errlen) &&
              accuracy(&out->target, row, any ? held : NULL, true, n, &out->after, err, errlen);
     }
-    free(row), free(fit), free(held), free(group);
+    free(row), free(fit), free(held);
     if (wts)
         gsl_vector_free(wts);
     return ok;
