@@ -50,16 +50,11 @@ static int family_of(const sp_config *c)
  * s->band of its best, at most POOL of them. */
 #define POOL 1024
 
-/* Whether candidate i's estimate ties with that of one of idx[0..k). */
-static bool tied(const tn_search *s, const size_t *idx, size_t k, size_t i)
+/* Whether the estimates of candidates i and j tie. */
+static bool tied(const tn_search *s, size_t i, size_t j)
 {
-    double e = s->cands[i].fig.est_cycles;
-    for (size_t j = 0; j < k; j++) {
-        double f = s->cands[idx[j]].fig.est_cycles;
-        if (fabs(e - f) <= TIE * fmax(fabs(e), fabs(f)))
-            return true;
-    }
-    return false;
+    double e = s->cands[i].fig.est_cycles, f = s->cands[j].fig.est_cycles;
+    return fabs(e - f) <= TIE * fmax(fabs(e), fabs(f));
 }
 
 /* The axes a first batch covers: a config's value on each. */
@@ -118,7 +113,8 @@ static size_t first_batch(tn_search *s, model_state *m, size_t *idx, size_t want
         int f = family_of(&s->cands[i].config);
         if (best[f] == TN_NONE)
             best[f] = i, found++;
-        if (in_band && !tied(s, pool, npool, i))
+        if (in_band && !(npool && tied(s, pool[npool - 1], i))) /* in model order: a tie
+                                                                 * is with the last */
             pool[npool++] = i;
     }
     while (k < want && k < npool) {
