@@ -461,9 +461,9 @@ void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figure
 
     /* Packing and copying: a phase of its own. */
     /* B's source from L2: double buffering fetched it, or it fits there */
-    bool b_near_fits = (double)K * p->N * in <= (double)u->cache[SP_CL2];
-    bool b_near = c->double_buffer || b_near_fits;
-    double b_inv = b_near ? 1.0 / u->bw_l2 : inv_bw_of(t, (double)K * p->N * in, threads);
+    bool b_near = c->double_buffer || (double)K * p->N * in <= (double)u->cache[SP_CL2];
+    double b_src_inv = inv_bw_of(t, (double)K * p->N * in, threads); /* where B lives */
+    double b_inv = b_near ? 1.0 / u->bw_l2 : b_src_inv;
     double w_inv = keep ? inv_bw_of(t, kept_bytes, threads) : 1.0 / u->bw_l2;
     double pack = b * (in * b_inv + 4.0 * w_inv);
     if (b_near) /* the lines past the followed panels, each pass over B */
@@ -493,14 +493,11 @@ void sp_cpu_model(const sp_ctx *x, const sp_config *c, int gm, int gn, sp_figure
         double b_new = b - (double)kc * cols;
         double c_new = (double)Mt * Nt * (c_kept ? 1 : (double)nP) - rows * cols;
         prefetch = (a_new * a_in + b_new * in + c_new * 4.0) / 64.0 * (1.0 + u->prefetch_stall);
-    }
-    /* Double buffering hides the latency of the next step's B source, not
-     * its rate: those bytes come from the level that holds B no faster than
-     * it gives them, beside the current step's work. */
-    if (c->double_buffer && !b_near_fits) {
-        double fetch = b * in * inv_bw_of(t, (double)K * p->N * in, threads);
-        if (fetch > overlap)
-            overlap = fetch;
+        /* It hides the latency of B's source, not its rate: those bytes come
+         * from the level that holds B no faster than it gives them, beside
+         * the steps' work (from L2, never faster than the l2 term's reads). */
+        if (b * in * b_src_inv > overlap)
+            overlap = b * in * b_src_inv;
     }
     /* more than one thread: the parallel region's start and join, per call */
     double cycles = overlap + back + c_time + pack + prefetch + (threads > 1 ? u->fork_join : 0);
