@@ -440,9 +440,8 @@ int main(int argc, char **argv)
         fail(err);
     rs_cache *old;
     rs_journal_opts jo = {0}; /* the pack column when a row needs it */
-    for (size_t s = 0; s < shapes; s++)
-        for (size_t i = start[s]; i < start[s] + count[s]; i++)
-            jo.pack |= rows[i]->config.nopack;
+    for (size_t i = 0; i < used; i++)
+        jo.pack |= rows[i]->config.nopack;
     rs_journal *j = rs_journal_open_with(out_path, &sig, &jo, &old, err, sizeof err);
     if (!j)
         fail(err);
