@@ -32,6 +32,7 @@ static const struct {
     {"bandwidth.l2", false},     {"bandwidth.l3", false},   {"bandwidth.mem", false},
     {"bandwidth.mem_shared", false}, {"fork_join", false}, {"load_stall", false},
     {"prefetch_stall", false}, {"alias_stall", false}, {"pack_stall", false},
+    {"stride_stall", false},
 };
 enum { NFREE = sizeof free_figures / sizeof *free_figures };
 _Static_assert((int)NFREE <= (int)RS_FIT_MAX, "RS_FIT_MAX holds every free figure");

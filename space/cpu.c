@@ -39,7 +39,7 @@ static bool check_target(const sp_target *t, const char *n, char *err, size_t er
              "that divides l1",
              n);
     const double *stall[] = {&u->load_stall, &u->prefetch_stall, &u->alias_stall,
-                             &u->pack_stall};
+                             &u->pack_stall, &u->stride_stall};
     for (size_t i = 0; i < sizeof stall / sizeof *stall; i++)
         if (!(*stall[i] >= 0 && *stall[i] <= 100))
             FAIL("target '%s': field '%s' must be a cycle count from 0 to 100", n,
@@ -50,8 +50,8 @@ static bool check_target(const sp_target *t, const char *n, char *err, size_t er
 /* The NPU's figures (zeros, but for the cores) with no clock: a CPU's is
  * measured, a little different every run, and only turns the model's cycles
  * into microseconds, so its journals (seconds) do not depend on it. Then the
- * CPU's own; fork_join, load_stall, prefetch_stall, l1_ways, alias_stall and
- * pack_stall only when set, as before there were. */
+ * CPU's own; fork_join, load_stall, prefetch_stall, l1_ways, alias_stall,
+ * pack_stall and stride_stall only when set, as before there were. */
 static void sign(const sp_target *t, sp_text *o)
 {
     const sp_cpu *u = &t->cpu;
@@ -72,6 +72,8 @@ static void sign(const sp_target *t, sp_text *o)
         sp_put(o, " as %.17g", u->alias_stall);
     if (u->pack_stall > 0)
         sp_put(o, " pk %.17g", u->pack_stall);
+    if (u->stride_stall > 0)
+        sp_put(o, " ss %.17g", u->stride_stall);
 }
 
 /* The generated host kernel (codegen/host.c) keeps an A micro-panel (mr x kc)
@@ -302,8 +304,10 @@ static double alias_rows(const sp_cpu *u, int64_t mr, int64_t stride)
  *    cores' stride prefetchers follow (Intel's optimization manual), or
  *    while its k blocks read at most SP_CPU_STREAMS rows, each along at
  *    least a 4 KiB page in every column block (the stream prefetchers follow
- *    each row); else each k step
- *    waits for its lines. When the rows are a multiple of an L1d way (4 KiB
+ *    each row); else each k step waits for its lines, and each line that
+ *    comes from past L2 waits stride_stall cycles more: at one row of tiles
+ *    (a GEMV) the kernel is then bound by the misses' latency, not by the
+ *    level's rate. When the rows are a multiple of an L1d way (4 KiB
  *    when l1_ways is not known) apart, a tile's rows also fall in the same
  *    L1 (and few L2) sets: then every row of tiles reads B from where B lives.
  *  - A: each column block reads all of A from where A lives (a tile row's
@@ -350,6 +354,12 @@ static void model_nopack(const sp_ctx *x, const sp_config *c, int gm, int gn, sp
     double b_far = inv_bw_of(t, (double)K * p->N * 4.0, threads);
     double b_near = alias ? b_far : inv_bw_of(t, 2.0 * (double)kc * nc * 4.0, threads);
     double b_time = b_bytes * ((double)nI * b_far + (row_tiles - (double)nI) * b_near);
+    if (strided) { /* the rows of tiles whose lines come from past L2 wait for each */
+        bool b_past = (double)K * p->N * 4.0 > (double)u->cache[SP_CL2];
+        bool near_past = alias || 2.0 * (double)kc * nc * 4.0 > (double)u->cache[SP_CL2];
+        double far_rows = !b_past ? 0 : near_past ? row_tiles : (double)nI;
+        b_time += b_bytes / 64.0 * far_rows * u->stride_stall;
+    }
     double a_bytes = (double)M * K * 4.0;
     double a_stream = a_bytes * (double)nJ * inv_bw_of(t, (double)p->M * K * 4.0, threads);
     double calls = row_tiles * col_tiles * (double)nP;

@@ -69,6 +69,7 @@ const sp_target_field sp_target_fields[] = {
     {"l1_ways", SP_FIELD_INT, UNIT(l1_ways), CPU, true},
     {"alias_stall", SP_FIELD_NUM, UNIT(alias_stall), CPU, true},
     {"pack_stall", SP_FIELD_NUM, UNIT(pack_stall), CPU, true},
+    {"stride_stall", SP_FIELD_NUM, UNIT(stride_stall), CPU, true},
 };
 
 const char *sp_target_field_name(const sp_target *t, const void *member)

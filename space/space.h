@@ -107,6 +107,9 @@ typedef struct {
                                    * micro-panel that its L1d set cannot hold (0: none) */
     double pack_stall;            /* cycles packing B waits per line it writes into a panel
                                    * past the streams the prefetchers follow (0: none) */
+    double stride_stall;          /* cycles the no-pack family waits per line of B it reads
+                                   * in place from past L2, rows too far apart for the
+                                   * prefetchers (0: none) */
 } sp_cpu;
 
 /* Hardware description of one target. An NPU has per-core buffers and paths
@@ -338,7 +341,7 @@ typedef struct {
     bool optional;    /* may be left out (stays 0) */
 } sp_target_field;
 
-#define SP_TARGET_NFIELDS 47
+#define SP_TARGET_NFIELDS 48
 /* Every field of a target: the name, the kind, then the figures, in the order
  * a missing one is reported and the text below lists them. Scripts read
  * targets through this table, files write and read them through it. */

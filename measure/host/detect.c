@@ -257,4 +257,11 @@ void hs_target(const hs_info *h, sp_target *t)
      * about an L2 hit's latency, less what the core overlaps: 8 to 12
      * cycles a line on 200x1000x64, side by side (SP_CPU_PACK_STREAMS). */
     u->pack_stall = 10;
+    /* A line of B the no-pack family reads in place from rows the
+     * prefetchers do not follow waits on its miss: 1x3072x768 with OS
+     * 1x3072xk (k >= 64, rows 12 KiB apart) took 35-52 cycles per k step
+     * of a 1x32 tile (two lines) and 25-50 of a 1x16 tile (one), side by
+     * side on the 2-core VM, against 7 and 4 without the stall: ~20 a
+     * line, where the same B streamed (k = 4) runs 3-5 times faster. */
+    u->stride_stall = 20;
 }

@@ -220,7 +220,7 @@ static void round_trip(void)
               "\n# target host-custom kind=cpu cores=2 clock_mhz=2893.4567812 simd_floats=16 "
               "vregs=32 fma_units=2 load_ports=2 l1=49152 l2=1048576 l3=0 bandwidth.l2=64 "
               "bandwidth.l3=32 bandwidth.mem=16 bandwidth.mem_shared=24 fork_join=10000 "
-              "load_stall=0 prefetch_stall=0 l1_ways=0 alias_stall=0 pack_stall=0\n"
+              "load_stall=0 prefetch_stall=0 l1_ways=0 alias_stall=0 pack_stall=0 stride_stall=0\n"
               "problem,");
     if (CHECK(rs_table_read(at("host.csv"), &tab, err, sizeof err))) {
         CHECK(rs_table_target(&tab, "host-custom") &&

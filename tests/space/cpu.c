@@ -142,6 +142,9 @@ static void targets(void)
     CHECK_STR(err, "target 'avx512': field 'pack_stall' must be a cycle count from 0 to 100");
     t.cpu.pack_stall = 100;
     CHECK(sp_target_check(&t, err, sizeof err));
+    t.cpu.stride_stall = 1e9;
+    CHECK(!sp_target_check(&t, err, sizeof err));
+    CHECK_STR(err, "target 'avx512': field 'stride_stall' must be a cycle count from 0 to 100");
     t = a;
     t.cpu.l1_ways = 12; /* 48 KiB: 12 ways of 4 KiB */
     CHECK(sp_target_check(&t, err, sizeof err));
@@ -986,6 +989,53 @@ static double best_of(const sp_target *t, const sp_problem *p, unsigned packs, s
     return top.fig.est_cycles;
 }
 
+/* The cycles stride_stall adds to a no-pack config: stride_stall at 20 against 0. */
+static double stride_added(const sp_target *base, const sp_problem *p, sp_config c)
+{
+    sp_target t = *base;
+    t.cpu.stride_stall = 0;
+    double none = model(&t, p, c).est_cycles;
+    t.cpu.stride_stall = 20;
+    return model(&t, p, c).est_cycles - none;
+}
+
+/* stride_stall: each line of B the no-pack family reads down its columns
+ * from past L2 waits for its miss. A GEMV over all of K then runs at the
+ * misses' latency, slower than k blocks that stream B along its rows (the
+ * 2-core AVX2 VM: 3-5 times), which the L3 rate alone did not make it; the
+ * lines of rows of tiles that read B back from L2 wait for nothing. */
+static void stride(const sp_problem *g)
+{
+    sp_target t = fx_avx2();
+    t.cpu.stride_stall = 20;
+    sp_config whole = cpu_cfg(SP_OS, 1, 3072, 768, 0, 1, SP_SPLIT_M, 1, 32), k4 = whole;
+    whole.nopack = k4.nopack = 1;
+    k4.k = SP_CPU_STREAMS;
+    double lines = 768.0 * 3072 * 4 / 64;
+    CHECK(model(&t, g, k4).est_cycles < model(&t, g, whole).est_cycles);
+    CHECK(fabs(stride_added(&t, g, whole) - 20 * lines) < 1);
+    CHECK_INT((long)stride_added(&t, g, k4), 0); /* streamed */
+    /* 64 rows in tiles of 4: the first row of tiles reads B from L3, the
+     * others from L2 while 2 x 64 x 512 floats fit it, else from L3 too */
+    sp_problem q = fx_problem(64, 3000, 768, 1, SP_FP32);
+    lines = 768.0 * 3000 * 4 / 64;
+    sp_config fits = cpu_cfg(SP_OS, 64, 512, 64, 0, 1, SP_SPLIT_M, 4, 16);
+    fits.nopack = 1;
+    sp_config over = fits;
+    over.k = 768;
+    CHECK(fabs(stride_added(&t, &q, fits) - 20 * lines) < 1);
+    CHECK(fabs(stride_added(&t, &q, over) - 16 * 20 * lines) < 1);
+    /* rows a multiple of 4 KiB apart share their L1 and L2 sets: every row
+     * of tiles reads B from L3 (3072 floats, as the GEMV's) */
+    sp_problem a = fx_problem(64, 3072, 768, 1, SP_FP32);
+    CHECK(fabs(stride_added(&t, &a, fits) - 16 * 20 * 768.0 * 3072 * 4 / 64) < 1);
+    /* B within L2 (1024 x 64 floats, rows 4 KiB apart): no miss to wait for */
+    sp_problem small = fx_problem(1, 1024, 64, 1, SP_FP32);
+    sp_config s = cpu_cfg(SP_OS, 1, 1024, 64, 0, 1, SP_SPLIT_M, 1, 32);
+    s.nopack = 1;
+    CHECK_INT((long)stride_added(&t, &small, s), 0);
+}
+
 /* The no-pack family: its own rules (fp32, OS, no double buffering; no cache
  * rule), its enumeration beside the packing family's, and a model that picks
  * it where packing costs more than it saves, with k blocks that stream B
@@ -1121,6 +1171,7 @@ static void nopack(void)
     CHECK(est[0] < est[2]);
     CHECK(est[0] < est[3]);
     CHECK(est[4] < est[0]);
+    stride(&g);
 }
 
 int main(void)

@@ -15,7 +15,8 @@ static sp_target fx_cpu(void)
                 .cache = {[SP_CL1] = 48 * KiB, [SP_CL2] = 1 * MiB, [SP_CL3] = 0},
                 .bw_l2 = 64, .bw_l3 = 32, .bw_mem = 16, .bw_mem_shared = 24.5,
                 .fork_join = 10000, .load_stall = 0.125, .prefetch_stall = 1.5,
-                .l1_ways = 12, .alias_stall = 0.375, .pack_stall = 12.5},
+                .l1_ways = 12, .alias_stall = 0.375, .pack_stall = 12.5,
+                .stride_stall = 17.25},
     };
     return t;
 }
@@ -86,10 +87,11 @@ static void round_trips(void)
     round_trip(&c, "host-custom kind=cpu cores=2 clock_mhz=2893.4567812 simd_floats=16 vregs=32 "
                    "fma_units=2 load_ports=2 l1=49152 l2=1048576 l3=0 bandwidth.l2=64 "
                    "bandwidth.l3=32 bandwidth.mem=16 bandwidth.mem_shared=24.5 fork_join=10000 "
-                   "load_stall=0.125 prefetch_stall=1.5 l1_ways=12 alias_stall=0.375 pack_stall=12.5");
+                   "load_stall=0.125 prefetch_stall=1.5 l1_ways=12 alias_stall=0.375 pack_stall=12.5 "
+                   "stride_stall=17.25");
     c.cpu.fork_join = 0;
     c.cpu.load_stall = 0;
-    c.cpu.prefetch_stall = c.cpu.alias_stall = c.cpu.pack_stall = 0;
+    c.cpu.prefetch_stall = c.cpu.alias_stall = c.cpu.pack_stall = c.cpu.stride_stall = 0;
     c.cpu.l1_ways = 0;
     round_trip(&c, NULL);
 
