@@ -570,8 +570,8 @@ static void summary(const tn_session *r, const plan *pls, size_t np)
         nfinal += pls[i].nfin > 0;
     if (nfinal)
         printf("final: for %zu of %zu problems the search's best (up to %d, within %.0f%% of the "
-               "best) and the model's pick were timed again side by side; the best config is the "
-               "final's\n",
+               "best, and the runner-up) and the model's pick were timed again side by side; the "
+               "best config is the final's\n",
                nfinal, np, TN_FINALISTS, 100 * TN_FINAL_MARGIN);
     const char *record = tn_fits_path(r->fits);
     if (tn_fits_count(r->fits))

@@ -57,9 +57,10 @@ bool tn_search_blind(const tn_search *s);
 bool tn_search_rerank(tn_search *s);
 
 /* The final's candidates into out[0..most]: the fastest ok values (up to
- * `most`, in order, none more than `margin` above the best), then the
- * model's pick when it is ok and not among them. Returns how many, or 0
- * when fewer than two (nothing to compare side by side). */
+ * `most`, in order, none more than `margin` above the best but the
+ * runner-up, which always joins), then the model's pick when it is ok and
+ * not among them. Returns how many, or 0 when fewer than two ok values
+ * (nothing to compare side by side). */
 size_t tn_finalists(const double *value, const bool *ok, size_t n, size_t pick, size_t most,
                     double margin, size_t *out);
 

@@ -184,7 +184,8 @@ same "table header" "$(sed -n 3p "$work/out/tiny-table.csv")" "problem,M,N,K,bat
 same "table rows" "$(tail -n +4 "$work/out/tiny-table.csv" | cut -d, -f1,6,7,16,18 | sort -u)" "tiny,fp32,host,s,1"
 same "journal statuses" "$(tail -n +2 "$work/out/tiny.csv" | cut -d, -f17,18,20 | sort -u)" "host,ok,s"
 same "journal search rows" "$(tail -n +2 "$work/out/tiny.csv" | grep -c ',search,')" "8"
-# The final: the search's best (up to 4 within 10%) and the model's pick timed again side by side;
+# The final: the search's best (up to 4 within 10%, and the runner-up) and the model's pick timed
+# again side by side;
 # its rows are ok, each of a searched config, and a problem that had one has
 # its winner among them, at the final's figure.
 journal_rows=$(tail -n +2 "$work/out/tiny.csv" | wc -l | tr -d ' ')

@@ -681,7 +681,8 @@ static int tune(const char *bin, const char *text, bool resume, char *err, size_
 }
 
 /* A tuning run on the board: a board that cheats on the best config (no
- * mmad: 13085 instead of 13597 cycles) wins the search, fails verification
+ * mmad: 13085 instead of 13597 cycles) wins the search and the final (the
+ * runner-up beside it), fails verification
  * (journaled, round verify), and the next best is verified and enters the
  * table; a resumed run agrees. A board declared unverifiable (verify =
  * false) leaves rows that say so; one that is neither is refused. */
@@ -702,14 +703,16 @@ static void tuning(void)
         if (!CHECK_INT(tune(bin, text, resume, err, sizeof err), 0))
             fprintf(stderr, "%s", err);
         grep_file("out/j.csv", "OS,128,128,128,", got, sizeof got);
-        char host[256] = "", want[1024]; /* the node column: this machine */
+        char host[256] = "", want[2048]; /* the node column: this machine */
         gethostname(host, sizeof host - 1);
         snprintf(want, sizeof want,
                  "cmd,256,256,256,1,fp16,ascend910,OS,128,128,128,0,1,M,262144,13624,command,"
                  "ok,13085,cycles,,search,matmul,256x256x256,%s\n"
                  "cmd,256,256,256,1,fp16,ascend910,OS,128,128,128,0,1,M,262144,13624,command,"
+                 "ok,13085,cycles,,final,matmul,256x256x256,%s\n"
+                 "cmd,256,256,256,1,fp16,ascend910,OS,128,128,128,0,1,M,262144,13624,command,"
                  "wrong,,cycles,,verify,matmul,256x256x256,%s\n",
-                 host, host);
+                 host, host, host);
         CHECK_STR(got, want);
         /* (the resumed run knows the failure from the journal) */
         CHECK(resume || strstr(err, "warning: cmd: the best candidate failed verification "

@@ -465,8 +465,9 @@ static void test_neighbours(void)
     free_land(&l);
 }
 
-/* The final's candidates: the fastest ok within the margin, in order, then
- * the model's pick when it is ok and not one of them. */
+/* The final's candidates: the fastest ok within the margin, in order, the
+ * runner-up even beyond it, then the model's pick when it is ok and not one
+ * of them. */
 static void test_finalists(void)
 {
     const double v[] = {5.0, 1.0, 1.05, 9.0, 1.02, 1.2, 1.08, 0.5};
@@ -481,13 +482,22 @@ static void test_finalists(void)
     nf = tn_finalists(v, ok, n, 7, 4, 0.10, out); /* pick failed */
     CHECK_INT(nf, 4);
     CHECK_INT(out[3], 6);
-    nf = tn_finalists(v, ok, n, 1, 4, 0.01, out); /* one within 1%, the pick is it */
-    CHECK_INT(nf, 0);
-    nf = tn_finalists(v, ok, n, 0, 4, 0.01, out); /* one within 1%, and the pick */
+    nf = tn_finalists(v, ok, n, 1, 4, 0.01, out); /* one within 1%: the runner-up joins */
     CHECK_INT(nf, 2);
-    CHECK(out[0] == 1 && out[1] == 0);
-    bool none[8] = {false};
+    CHECK(out[0] == 1 && out[1] == 4);
+    nf = tn_finalists(v, ok, n, 0, 4, 0.01, out); /* and the pick */
+    CHECK_INT(nf, 3);
+    CHECK(out[0] == 1 && out[1] == 4 && out[2] == 0);
+    nf = tn_finalists(v, ok, n, 1, 1, 0.10, out); /* room for one: the best alone */
+    CHECK_INT(nf, 0);
+    const double w[] = {1.0, 3.0, 2.0}; /* the runner-up found after the best */
+    const bool all[] = {true, true, true};
+    nf = tn_finalists(w, all, 3, 0, 4, 0.10, out);
+    CHECK_INT(nf, 2);
+    CHECK(out[0] == 0 && out[1] == 2);
+    bool none[8] = {false}, one[8] = {false, false, true};
     CHECK_INT(tn_finalists(v, none, n, 0, 4, 0.10, out), 0);
+    CHECK_INT(tn_finalists(v, one, n, 2, 4, 0.10, out), 0); /* one ok: nothing to compare */
 }
 
 /* A journal's final is whole when every finalist has a row and the rows are
