@@ -19,20 +19,25 @@
  * built-in targets take from data sheets or guess; not the sizes, counts
  * and cube rates that legality and the kernels depend on. Each applies to
  * the kinds its sp_target_fields entry names; `seconds`: only when the rows
- * are in seconds (the clock turns the model's cycles into time). */
+ * are in seconds (the clock turns the model's cycles into time); `most`: the
+ * largest value the target's check takes (space/cpu.c), 0 when none. */
 static const struct {
     const char *name;
     bool seconds;
+    double most;
 } free_figures[] = {
-    {"clock_mhz", true},
-    {"gm_l1.bandwidth", false},  {"gm_l1.latency", false},  {"l1_l0a.bandwidth", false},
-    {"l1_l0a.latency", false},   {"l1_l0b.bandwidth", false}, {"l1_l0b.latency", false},
-    {"l0c_ub.bandwidth", false}, {"l0c_ub.latency", false}, {"ub_gm.bandwidth", false},
-    {"ub_gm.latency", false},    {"gm_bandwidth", false},
-    {"bandwidth.l2", false},     {"bandwidth.l3", false},   {"bandwidth.mem", false},
-    {"bandwidth.mem_shared", false}, {"fork_join", false}, {"load_stall", false},
-    {"prefetch_stall", false}, {"alias_stall", false}, {"pack_stall", false},
-    {"stride_stall", false},
+    {"clock_mhz", true, 0},
+    {"gm_l1.bandwidth", false, 0},  {"gm_l1.latency", false, 0},
+    {"l1_l0a.bandwidth", false, 0}, {"l1_l0a.latency", false, 0},
+    {"l1_l0b.bandwidth", false, 0}, {"l1_l0b.latency", false, 0},
+    {"l0c_ub.bandwidth", false, 0}, {"l0c_ub.latency", false, 0},
+    {"ub_gm.bandwidth", false, 0},  {"ub_gm.latency", false, 0},
+    {"gm_bandwidth", false, 0},     {"bandwidth.l2", false, 0},
+    {"bandwidth.l3", false, 0},     {"bandwidth.mem", false, 0},
+    {"bandwidth.mem_shared", false, 0}, {"fork_join", false, 1e9},
+    {"load_stall", false, 100},     {"prefetch_stall", false, 100},
+    {"alias_stall", false, 100},    {"pack_stall", false, 100},
+    {"stride_stall", false, 100},
 };
 enum { NFREE = sizeof free_figures / sizeof *free_figures };
 _Static_assert((int)NFREE <= (int)RS_FIT_MAX, "RS_FIT_MAX holds every free figure");
@@ -68,6 +73,16 @@ static double *figure_of(sp_target *t, int field)
     return (double *)(void *)((char *)t + sp_target_fields[field].off);
 }
 
+/* The largest value the target's check takes of sp_target_fields[field]
+ * (0: none). */
+static double most_of(int field)
+{
+    for (int i = 0; i < NFREE; i++)
+        if (strcmp(free_figures[i].name, sp_target_fields[field].name) == 0)
+            return free_figures[i].most;
+    return 0;
+}
+
 const char *rs_fit_free(int i)
 {
     return i >= 0 && i < NFREE ? free_figures[i].name : NULL;
@@ -90,6 +105,8 @@ typedef struct {
     bool seconds;
     double *mid;                /* each log figure's start: the centre of its reach
                                  * (log(REACH) either way) and of its prior */
+    double *top;                /* each log figure's ceiling: its reach, or less where
+                                 * the target's check takes no more */
     double prior;               /* the prior's sd (0: none): then p residuals x - mid
                                  * follow the n rows' */
     size_t levels;              /* relative: the shapes fitted (their rows adjacent), each
@@ -109,7 +126,7 @@ static void target_at(const problem *pb, const gsl_vector *x, sp_target *t)
     *t = *pb->start;
     for (size_t j = 0; j < pb->p; j++) {
         double v = gsl_vector_get(x, j);
-        double lo = pb->mid[j] - log(REACH), hi = pb->mid[j] + log(REACH);
+        double lo = pb->mid[j] - log(REACH), hi = pb->top[j];
         v = v < lo ? lo : v > hi ? hi : v;
         *figure_of(t, pb->field[j]) = exp(v);
     }
@@ -421,6 +438,8 @@ static run_status run(problem *pb, int *field, const gsl_vector *rows_wts, doubl
         double s = log(v > 0 ? v : FLOOR);
         gsl_vector_set(x, j, s);
         pb->mid[j] = s;
+        double most = most_of(field[j]);
+        pb->top[j] = most > 0 && log(most) < s + log(REACH) ? log(most) : s + log(REACH);
     }
     gsl_multifit_nlinear_fdf fdf = {.f = residuals, .n = nr, .p = p, .params = pb};
     int status = gsl_multifit_nlinear_winit(x, wts, &fdf, w);
@@ -474,7 +493,8 @@ static run_status run(problem *pb, int *field, const gsl_vector *rows_wts, doubl
     }
     size_t edge[RS_FIT_MAX], nedge = 0;
     for (size_t j = 0; j < p; j++)
-        if (fabs(gsl_vector_get(sol, j) - pb->mid[j]) >= log(REACH))
+        if (gsl_vector_get(sol, j) <= pb->mid[j] - log(REACH) ||
+            gsl_vector_get(sol, j) >= pb->top[j])
             edge[nedge++] = j;
     if (nbad || ndep || nedge) {
         const size_t *which = nedge ? edge : nbad ? bad : dep;
@@ -482,7 +502,7 @@ static run_status run(problem *pb, int *field, const gsl_vector *rows_wts, doubl
         if (chosen) {
             snprintf(err, errlen, "%s %s not identifiable from these rows (%s): fit without %s",
                      names_of(field, which, k, names, sizeof names), k == 1 ? "is" : "are",
-                     nedge ? "the fit runs off to a million times the start" :
+                     nedge ? "the fit runs off to the edge of its range" :
                      nbad ? (k == 1 ? "no row depends on it at the fit"
                                     : "no row depends on them at the fit") :
                             "they only act together with the others at the fit",
@@ -605,8 +625,8 @@ bool rs_calibrate(const sp_target *start, const rs_entry *rows, size_t n, const 
     const rs_entry **fit = malloc(n * sizeof *fit);
     bool *held = malloc(n * sizeof *held);
     gsl_vector *wts = gsl_vector_alloc(n);
-    double mid[RS_FIT_MAX];
-    pb.mid = mid, pb.prior = o->prior;
+    double mid[RS_FIT_MAX], top[RS_FIT_MAX];
+    pb.mid = mid, pb.top = top, pb.prior = o->prior;
     bool ok = row && fit && held && wts;
     if (!ok)
         snprintf(err, errlen, "out of memory");
