@@ -600,7 +600,7 @@ static void smallest(const sp_ctx *x, sp_config *c)
 const sp_kind_ops sp_cpu_kind = {
     .info = {.name = "cpu", .a = "a cpu", .dtype = SP_FP32,
              .kernels = 1u << SP_FP32 | 1u << SP_BF16 | 1u << SP_FP16, .micro = true,
-             .model_error = 0.05,
+             .model_error = 0.05, .cuts_blocks = true,
              .measure = "host", .measure_does = "runs kernels on the host cpu",
              .measure_needs = "target \"host\", or "},
     .computes = computes,

@@ -430,6 +430,9 @@ typedef struct {
                          * best are alike to it (an NPU's 0: against the simulator the
                          * model ranks one core exactly; a CPU's 0.05: half its errors
                          * on the host are 3-12% once its level is set) */
+    bool cuts_blocks;  /* its kernels cut each block to the rows, columns and depth the
+                        * problem has (a CPU's): configs differing only in blocks past
+                        * them run alike */
     const char *measure;       /* "sim", "host" */
     const char *measure_does;  /* "simulates npu targets" */
     const char *measure_needs; /* "target \"host\", or ": before "measure = ..." */

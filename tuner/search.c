@@ -103,6 +103,59 @@ static void config_logs(const sp_config *c, float *l)
     l[3] = log2f((float)c->cores);
 }
 
+/* A candidate's config with its blocks cut to the problem, and its index. */
+typedef struct {
+    sp_config cut;
+    size_t i;
+} cut_config;
+
+static int by_cut(const void *a, const void *b)
+{
+    const cut_config *x = a, *y = b;
+    int r = sp_cmp_config(&x->cut, &y->cut);
+    return r ? r : (x->i > y->i) - (x->i < y->i);
+}
+
+/* s->kin from p: the host kernel cuts each block to the rows, columns and
+ * depth it has (codegen/host: a block of m >= M rows runs as one of M), so
+ * candidates whose blocks agree once cut to M, N and K run alike. False if
+ * memory ran out. */
+static bool kin_rings(tn_search *s, const sp_problem *p)
+{
+    cut_config *c = malloc((s->n ? s->n : 1) * sizeof *c);
+    s->kin = malloc((s->n ? s->n : 1) * sizeof *s->kin);
+    if (!c || !s->kin) {
+        free(c);
+        return false;
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        c[i].cut = s->cands[i].config;
+        c[i].cut.m = c[i].cut.m > p->M ? (int32_t)p->M : c[i].cut.m;
+        c[i].cut.n = c[i].cut.n > p->N ? (int32_t)p->N : c[i].cut.n;
+        c[i].cut.k = c[i].cut.k > p->K ? (int32_t)p->K : c[i].cut.k;
+        c[i].i = i;
+    }
+    qsort(c, s->n, sizeof *c, by_cut);
+    for (size_t lo = 0, hi; lo < s->n; lo = hi) {
+        for (hi = lo + 1; hi < s->n && sp_cmp_config(&c[lo].cut, &c[hi].cut) == 0; hi++)
+            s->kin[c[hi - 1].i] = c[hi].i;
+        s->kin[c[hi - 1].i] = c[lo].i;
+    }
+    free(c);
+    return true;
+}
+
+bool tn__kin_in(const tn_search *s, const size_t *idx, size_t k, size_t i)
+{
+    size_t j = i;
+    do {
+        if (tn__in(idx, k, j))
+            return true;
+        j = s->kin ? s->kin[j] : i;
+    } while (j != i);
+    return false;
+}
+
 /* A strategy by name over a; NULL if the name is unknown or memory ran out. */
 tn_search *tn_search_open(const char *name, const tn_search_args *a)
 {
@@ -129,7 +182,8 @@ tn_search *tn_search_open(const char *name, const tn_search_args *a)
     s->logs = malloc(4 * room * sizeof *s->logs);
     for (size_t i = 0; s->logs && i < s->n; i++)
         config_logs(&s->cands[i].config, s->logs + 4 * i);
-    bool ok = s->state && s->value && s->told && s->logs && model_order(s) &&
+    bool ok = s->state && s->value && s->told && s->logs && (!a->clamp || kin_rings(s, a->clamp)) &&
+              model_order(s) &&
               axis_values(s, offsetof(sp_config, m), &s->m) &&
               axis_values(s, offsetof(sp_config, n), &s->nn) &&
               axis_values(s, offsetof(sp_config, k), &s->k) &&
@@ -157,6 +211,9 @@ size_t tn_search_ask(tn_search *s, size_t *idx, size_t max)
     for (size_t i = 0; i < got && i < max; i++) /* the promise holds whatever a strategy does */
         if (idx[i] < s->n && s->state[idx[i]] == TN_ASK_UNTRIED) {
             s->state[idx[i]] = TN_ASK_PENDING;
+            for (size_t j = s->kin ? s->kin[idx[i]] : idx[i]; j != idx[i]; j = s->kin[j])
+                if (s->state[j] == TN_ASK_UNTRIED)
+                    s->state[j] = TN_ASK_SAME, s->nsame++;
             idx[k++] = idx[i];
         }
     s->nasked += k;
@@ -177,6 +234,8 @@ void tn_search_tell(tn_search *s, size_t idx, int ok, double value)
     bool good = ok && isfinite(value);
     s->state[idx] = TN_ASK_TOLD;
     s->value[idx] = good ? value : INFINITY;
+    for (size_t j = s->kin ? s->kin[idx] : idx; j != idx; j = s->kin[j])
+        s->value[j] = s->value[idx]; /* they run alike: a walk may pass through them */
     s->told[s->ntold++] = idx;
     if (good && (s->best == TN_NONE || value < s->value[s->best]))
         s->best = idx;
@@ -204,6 +263,7 @@ void tn_search_close(tn_search *s)
     free(s->value);
     free(s->told);
     free(s->logs);
+    free(s->kin);
     free(s->order);
     free(s->m.v);
     free(s->nn.v);
@@ -366,7 +426,7 @@ size_t tn__nearest(const tn_search *s, const sp_config *c, bool untried_only, co
 /* A uniformly drawn untried candidate outside skip, or TN_NONE. */
 size_t tn__random_untried(tn_search *s, const size_t *skip, size_t nskip)
 {
-    size_t count = s->n - s->nasked;
+    size_t count = s->n - s->nasked - s->nsame;
     for (size_t j = 0; j < nskip; j++)
         count -= skip[j] < s->n && tn__untried(s, skip[j]);
     if (count == 0)

@@ -21,6 +21,10 @@ typedef struct {
     gsl_rng *rng;    /* seeded by the driver; the only source of randomness */
     double band;     /* the model's error (sp_kind_info.model_error): configs estimated
                       * within this share of the best are alike to it; 0: only ties */
+    const sp_problem *clamp; /* CPU: the problem, whose kernels cut each block to the rows,
+                              * columns and depth there are, so that configs differing only
+                              * in blocks past them run alike: the search measures one of
+                              * them; NULL: every config is its own */
 } tn_search_args;
 
 typedef struct tn_search tn_search;

@@ -37,7 +37,9 @@ typedef struct {
     size_t n;
 } tn_values;
 
-enum { TN_ASK_UNTRIED, TN_ASK_PENDING, TN_ASK_TOLD };
+/* TN_ASK_SAME: never asked, as a config that runs alike (its blocks cut to
+ * the problem's dimensions, tn_search_args.clamp) was. */
+enum { TN_ASK_UNTRIED, TN_ASK_PENDING, TN_ASK_TOLD, TN_ASK_SAME };
 
 struct tn_search {
     const tn_strategy *st;
@@ -50,9 +52,12 @@ struct tn_search {
     double *value;          /* told: the value, +inf when it failed */
     size_t *told;           /* indices in the order told (room for budget) */
     size_t nasked, ntold;
+    size_t nsame;           /* candidates TN_ASK_SAME */
     size_t best;            /* best ok told index (first told on ties), TN_NONE */
     size_t *order;          /* every index, model order (sp_cmp_time) */
     float *logs;            /* per candidate: log2 of m, n, k, cores */
+    size_t *kin;            /* per candidate: the next that runs alike, in a ring (itself
+                             * when none does); NULL: no clamp */
     tn_values m, nn, k, cores; /* axis values present among the candidates */
     void *impl;
 };
@@ -62,6 +67,9 @@ static inline bool tn__untried(const tn_search *s, size_t i)
 {
     return s->state[i] == TN_ASK_UNTRIED;
 }
+
+/* Whether candidate i or one that runs alike is among idx[0..k). */
+bool tn__kin_in(const tn_search *s, const size_t *idx, size_t k, size_t i);
 
 /* The legal neighbours of candidate i, each differing in one axis: m, n, k
  * one step down/up to the nearest value that is legal with the other axes

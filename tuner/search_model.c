@@ -91,9 +91,10 @@ static int new_values(const tn_search *s, const size_t *idx, size_t k, size_t i)
  * better-ranked on a draw), and so on: where the model cannot tell configs
  * apart, the batch measures how the machine does across them instead of one
  * corner of them. Fewer configs in the band than places: the ranking fills
- * the rest. And one place per family the batch leaves out goes to that
- * family's best-ranked (while at least one place is left): its error
- * measured before the climb commits. */
+ * the rest. Configs that run alike (tn__kin_in) take one place. And one
+ * place per family the batch leaves out goes to that family's best-ranked
+ * (while at least one place is left): its error measured before the climb
+ * commits. */
 static size_t first_batch(tn_search *s, model_state *m, size_t *idx, size_t want)
 {
     size_t best[NFAMILY], k = 0, npool = 0, pool[POOL];
@@ -113,8 +114,9 @@ static size_t first_batch(tn_search *s, model_state *m, size_t *idx, size_t want
         int f = family_of(&s->cands[i].config);
         if (best[f] == TN_NONE)
             best[f] = i, found++;
-        if (in_band && !(npool && tied(s, pool[npool - 1], i))) /* in model order: a tie
-                                                                 * is with the last */
+        if (in_band && !(npool && tied(s, pool[npool - 1], i)) && /* in model order: a tie
+                                                                   * is with the last */
+            !tn__kin_in(s, pool, npool, i))
             pool[npool++] = i;
     }
     while (k < want && k < npool) {
@@ -130,7 +132,7 @@ static size_t first_batch(tn_search *s, model_state *m, size_t *idx, size_t want
     }
     for (size_t pos = m->next; pos < s->n && k < want; pos++) {
         size_t i = s->order[pos];
-        if (tn__untried(s, i) && !tn__in(idx, k, i))
+        if (tn__untried(s, i) && !tn__kin_in(s, idx, k, i))
             idx[k++] = i;
     }
     bool in[NFAMILY] = {false};

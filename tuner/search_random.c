@@ -33,7 +33,8 @@ static size_t random_ask(tn_search *s, size_t *idx, size_t max)
         size_t t = r->perm[j];
         r->perm[j] = r->perm[r->drawn];
         r->perm[r->drawn++] = t;
-        idx[k++] = t;
+        if (tn__untried(s, t) && !tn__kin_in(s, idx, k, t)) /* not one that runs alike */
+            idx[k++] = t;
     }
     return k;
 }

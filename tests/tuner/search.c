@@ -94,12 +94,15 @@ static void free_land(land *l)
     free(l->value);
 }
 
-/* One run: the asked sequence into seq (room for budget); returns its length. */
-static size_t run(const char *name, land *l, size_t budget, unsigned long seed, size_t *seq)
+/* One run, blocks cut to `clamp` (NULL: none): the asked sequence into seq
+ * (room for budget); returns its length. */
+static size_t run_cut(const char *name, land *l, size_t budget, unsigned long seed,
+                      const sp_problem *clamp, size_t *seq)
 {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, seed);
-    tn_search_args a = {.cands = l->cands, .n = l->n, .budget = budget, .rng = rng};
+    tn_search_args a = {.cands = l->cands, .n = l->n, .budget = budget, .rng = rng,
+                        .clamp = clamp};
     tn_search *s = tn_search_open(name, &a);
     size_t told = 0;
     if (CHECK(s != NULL)) {
@@ -110,6 +113,11 @@ static size_t run(const char *name, land *l, size_t budget, unsigned long seed, 
     }
     gsl_rng_free(rng);
     return told;
+}
+
+static size_t run(const char *name, land *l, size_t budget, unsigned long seed, size_t *seq)
+{
+    return run_cut(name, l, budget, seed, NULL, seq);
 }
 
 static bool distinct(const size_t *seq, size_t k, size_t n)
@@ -174,6 +182,46 @@ static void test_contract(const char *name)
         CHECK(isfinite(best_of(&l, a, na))); /* found something that worked */
         free_land(&l);
     }
+}
+
+/* config c with its blocks cut to p */
+static sp_config cut(sp_config c, const sp_problem *p)
+{
+    c.m = c.m > p->M ? (int32_t)p->M : c.m;
+    c.n = c.n > p->N ? (int32_t)p->N : c.n;
+    c.k = c.k > p->K ? (int32_t)p->K : c.k;
+    return c;
+}
+
+/* Blocks cut to a problem smaller than the space's: configs that agree once
+ * cut run alike, and a search measures one of each kind (all of them when
+ * its budget allows, every one but the model's search), never two. */
+static void test_kin(const char *name)
+{
+    land l = make_land(64, 48, 80, 3, 3, BUMPY);
+    sp_problem small = fx_problem(20, 24, 40, 1, SP_FP16);
+    size_t kinds = 0;
+    for (size_t i = 0; i < l.n; i++) {
+        sp_config c = cut(l.cands[i].config, &small);
+        bool first = true;
+        for (size_t j = 0; j < i && first; j++) {
+            sp_config d = cut(l.cands[j].config, &small);
+            first = sp_cmp_config(&c, &d) != 0;
+        }
+        kinds += first;
+    }
+    CHECK(kinds > 20 && kinds < l.n / 2);
+    size_t *seq = malloc(l.n * sizeof *seq), k = run_cut(name, &l, l.n, 3, &small, seq), twins = 0;
+    for (size_t i = 0; i < k; i++)
+        for (size_t j = 0; j < i; j++) {
+            sp_config a = cut(l.cands[seq[i]].config, &small), b = cut(l.cands[seq[j]].config, &small);
+            twins += sp_cmp_config(&a, &b) == 0;
+        }
+    CHECK_INT(twins, 0);
+    if (strcmp(name, "model") != 0)
+        CHECK_INT(k, kinds);
+    free(seq);
+    free_land(&l);
 }
 
 /* A budget beyond the space: every candidate once, then done. */
@@ -576,6 +624,7 @@ int main(void)
         test_exhaustion(*n);
         test_all_failing(*n);
         test_blind(*n);
+        test_kin(*n);
     }
     test_exhaustive();
     test_model_smooth();
