@@ -20,7 +20,7 @@
  * and cube rates that legality and the kernels depend on. Each applies to
  * the kinds its sp_target_fields entry names; `seconds`: only when the rows
  * are in seconds (the clock turns the model's cycles into time); `most`: the
- * largest value the target's check takes (space/cpu.c), 0 when none. */
+ * largest value the target's check takes, 0 when none. */
 static const struct {
     const char *name;
     bool seconds;
@@ -34,10 +34,13 @@ static const struct {
     {"ub_gm.bandwidth", false, 0},  {"ub_gm.latency", false, 0},
     {"gm_bandwidth", false, 0},     {"bandwidth.l2", false, 0},
     {"bandwidth.l3", false, 0},     {"bandwidth.mem", false, 0},
-    {"bandwidth.mem_shared", false, 0}, {"fork_join", false, 1e9},
-    {"load_stall", false, 100},     {"prefetch_stall", false, 100},
-    {"alias_stall", false, 100},    {"pack_stall", false, 100},
-    {"stride_stall", false, 100},
+    {"bandwidth.mem_shared", false, 0},
+    {"fork_join", false, SP_CPU_FORK_JOIN_MAX},
+    {"load_stall", false, SP_CPU_STALL_MAX},
+    {"prefetch_stall", false, SP_CPU_STALL_MAX},
+    {"alias_stall", false, SP_CPU_STALL_MAX},
+    {"pack_stall", false, SP_CPU_STALL_MAX},
+    {"stride_stall", false, SP_CPU_STALL_MAX},
 };
 enum { NFREE = sizeof free_figures / sizeof *free_figures };
 _Static_assert((int)NFREE <= (int)RS_FIT_MAX, "RS_FIT_MAX holds every free figure");

@@ -32,7 +32,7 @@ static bool check_target(const sp_target *t, const char *n, char *err, size_t er
     for (int i = 0; i < 4; i++)
         if (!(*bw[i] > 0))
             FAIL("target '%s': field '%s' must be positive", n, sp_target_field_name(t, bw[i]));
-    if (!(u->fork_join >= 0 && u->fork_join <= 1e9))
+    if (!(u->fork_join >= 0 && u->fork_join <= SP_CPU_FORK_JOIN_MAX))
         FAIL("target '%s': field 'fork_join' must be a cycle count from 0 to 1e9", n);
     if (u->l1_ways < 0 || u->l1_ways > 256 || (u->l1_ways && u->cache[SP_CL1] % u->l1_ways))
         FAIL("target '%s': field 'l1_ways' must be 0 (not known) or a count from 1 to 256 "
@@ -41,7 +41,7 @@ static bool check_target(const sp_target *t, const char *n, char *err, size_t er
     const double *stall[] = {&u->load_stall, &u->prefetch_stall, &u->alias_stall,
                              &u->pack_stall, &u->stride_stall};
     for (size_t i = 0; i < sizeof stall / sizeof *stall; i++)
-        if (!(*stall[i] >= 0 && *stall[i] <= 100))
+        if (!(*stall[i] >= 0 && *stall[i] <= SP_CPU_STALL_MAX))
             FAIL("target '%s': field '%s' must be a cycle count from 0 to 100", n,
                  sp_target_field_name(t, stall[i]));
     return true;

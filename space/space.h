@@ -75,6 +75,11 @@ typedef enum { SP_CL1, SP_CL2, SP_CL3, SP_NCACHE } sp_cache;
  * narrower kernels for a last, narrow column tile (wider ones run whole). */
 #define SP_CPU_EDGE_VECTORS 8
 
+/* The most a CPU target's stalls (cycles) and fork_join (cycles a call)
+ * may be: its check refuses more, and calibrate fits no further. */
+#define SP_CPU_STALL_MAX 100.0
+#define SP_CPU_FORK_JOIN_MAX 1e9
+
 /* On-chip buffers of a DaVinci-like core. */
 typedef enum { SP_L1, SP_L0A, SP_L0B, SP_L0C, SP_UB, SP_NBUF } sp_buffer;
 
