@@ -45,6 +45,24 @@ static const struct {
 enum { NFREE = sizeof free_figures / sizeof *free_figures };
 _Static_assert((int)NFREE <= (int)RS_FIT_MAX, "RS_FIT_MAX holds every free figure");
 
+/* Orders a fit keeps among the figures: `below` is never faster than
+ * `above` (a farther level than a nearer one, one core's share than what
+ * all cores share); `l3`: only on a CPU that has an L3 (the model reads no
+ * bandwidth.l3 without one). In the order they apply, a level before the
+ * one below it, so that a lowered figure lowers the next. */
+static const struct {
+    const char *below, *above;
+    bool l3;
+} orders[] = {
+    {"bandwidth.l3", "bandwidth.l2", true},
+    {"bandwidth.mem", "bandwidth.l3", true},
+    {"bandwidth.mem", "bandwidth.l2", false},
+    {"bandwidth.mem", "bandwidth.mem_shared", false},
+    {"gm_l1.bandwidth", "gm_bandwidth", false},
+    {"ub_gm.bandwidth", "gm_bandwidth", false},
+};
+enum { NORDERS = sizeof orders / sizeof *orders };
+
 /* A figure moves at most this factor away from its start either way. */
 #define REACH 1e6
 /* A figure whose start is 0 (a latency, fork_join) starts at 1. */
@@ -123,16 +141,68 @@ static size_t nres(const problem *pb)
     return pb->n + (pb->prior > 0 ? pb->p : 0);
 }
 
-/* The start with the figures exp(x[j]), x kept within reach. */
-static void target_at(const problem *pb, const gsl_vector *x, sp_target *t)
+/* Whether sp_target_fields[f] is among pb's fitted figures. */
+static bool fitted(const problem *pb, int f)
 {
+    for (size_t j = 0; j < pb->p; j++)
+        if (pb->field[j] == f)
+            return true;
+    return false;
+}
+
+/* Order i's fields on pb's target: false when it does not apply there. */
+static bool order_of(const problem *pb, int i, int *below, int *above)
+{
+    const sp_target *t = pb->start;
+    *below = field_index(orders[i].below), *above = field_index(orders[i].above);
+    unsigned kind = 1u << t->kind;
+    return *below >= 0 && *above >= 0 && (sp_target_fields[*below].kinds & kind) &&
+           (sp_target_fields[*above].kinds & kind) &&
+           !(orders[i].l3 && t->kind == SP_CPU && t->cpu.cache[SP_CL3] == 0);
+}
+
+/* The start with the figures exp(x[j]), x kept within reach; then each
+ * figure the fit keeps lowered, along the orders, to a fitted figure (or
+ * one lowered before) it would pass; by[f] (when not NULL): the fitted
+ * figure that lowered figure f, -1 for the others. A fitted figure is not
+ * held back: one that passes the figure above it is at its edge, dropped
+ * (a bound met mid-way would hold it where no step moves it). */
+static void target_at(const problem *pb, const gsl_vector *x, sp_target *t, int *by)
+{
+    int from[SP_TARGET_NFIELDS];
+    for (int f = 0; f < SP_TARGET_NFIELDS; f++)
+        from[f] = -1;
     *t = *pb->start;
     for (size_t j = 0; j < pb->p; j++) {
         double v = gsl_vector_get(x, j);
         double lo = pb->mid[j] - log(REACH), hi = pb->top[j];
         v = v < lo ? lo : v > hi ? hi : v;
         *figure_of(t, pb->field[j]) = exp(v);
+        from[pb->field[j]] = pb->field[j];
     }
+    for (int i = 0; i < NORDERS; i++) {
+        int below, above;
+        if (order_of(pb, i, &below, &above) && from[above] >= 0 && !fitted(pb, below) &&
+            *figure_of(t, below) > *figure_of(t, above)) {
+            *figure_of(t, below) = *figure_of(t, above);
+            from[below] = from[above];
+        }
+    }
+    for (int f = 0; by && f < SP_TARGET_NFIELDS; f++)
+        by[f] = from[f] >= 0 && !fitted(pb, f) ? from[f] : -1;
+}
+
+/* The figure a fitted figure field[j] of t passes (the first order's
+ * `above` it exceeds), or -1. */
+static int passes(const problem *pb, const sp_target *t, int field)
+{
+    for (int i = 0; i < NORDERS; i++) {
+        int below, above;
+        if (order_of(pb, i, &below, &above) && below == field &&
+            *figure_of((sp_target *)t, below) > *figure_of((sp_target *)t, above))
+            return above;
+    }
+    return -1;
 }
 
 /* The model's estimate of row e on t, in e's unit. */
@@ -152,7 +222,7 @@ static int residuals(const gsl_vector *x, void *ctx, gsl_vector *f)
 {
     const problem *pb = ctx;
     sp_target t;
-    target_at(pb, x, &t);
+    target_at(pb, x, &t, NULL);
     for (size_t i = 0; i < pb->n; i++) {
         double est = estimate(&t, pb->row[i], pb->seconds);
         double r = log(est / pb->row[i]->measured);
@@ -494,11 +564,35 @@ static run_status run(problem *pb, int *field, const gsl_vector *rows_wts, doubl
         snprintf(err, errlen, "out of memory");
         goto done;
     }
+    /* at its reach or its ceiling */
     size_t edge[RS_FIT_MAX], nedge = 0;
     for (size_t j = 0; j < p; j++)
         if (gsl_vector_get(sol, j) <= pb->mid[j] - log(REACH) ||
             gsl_vector_get(sol, j) >= pb->top[j])
             edge[nedge++] = j;
+    /* past a figure it must not pass */
+    sp_target at;
+    target_at(pb, sol, &at, NULL);
+    size_t past[RS_FIT_MAX], npast = 0;
+    int over[RS_FIT_MAX];
+    for (size_t j = 0; !nedge && j < p; j++)
+        if ((over[npast] = passes(pb, &at, field[j])) >= 0)
+            past[npast++] = j;
+    if (npast && chosen) {
+        snprintf(err, errlen, "%s runs past %s at the fit (%.6g against %.6g): fit without it",
+                 sp_target_fields[field[past[0]]].name, sp_target_fields[over[0]].name,
+                 *figure_of(&at, field[past[0]]), *figure_of(&at, over[0]));
+        goto done;
+    }
+    if (npast) {
+        for (size_t k = 0; k < npast; k++) {
+            out->past[out->npast] = field[past[k]];
+            out->past_of[out->npast++] = over[k];
+        }
+        drop(pb, field, past, npast, out->kept, &out->nkept);
+        st = RUN_AGAIN;
+        goto done;
+    }
     if (nbad || ndep || nedge) {
         const size_t *which = nedge ? edge : nbad ? bad : dep;
         size_t k = nedge ? nedge : nbad ? nbad : ndep;
@@ -553,7 +647,14 @@ static run_status run(problem *pb, int *field, const gsl_vector *rows_wts, doubl
         st = RUN_AGAIN;
         goto done;
     }
-    target_at(pb, sol, &out->target);
+    int by[SP_TARGET_NFIELDS];
+    target_at(pb, sol, &out->target, by);
+    out->nlowered = 0;
+    for (int f = 0; f < SP_TARGET_NFIELDS; f++)
+        if (by[f] >= 0) {
+            out->lowered[out->nlowered] = f;
+            out->lowered_by[out->nlowered++] = by[f];
+        }
     out->nfig = p;
     memcpy(out->fig, fig, p * sizeof *fig);
     st = RUN_OK;

@@ -334,9 +334,20 @@ typedef struct {
     sp_target target;          /* the start with the fitted figures */
     rs_fit_figure fig[RS_FIT_MAX];
     size_t nfig;
-    int kept[RS_FIT_MAX];      /* free figures left as they were: not identifiable (fields
-                                * NULL only) */
+    int kept[RS_FIT_MAX];      /* free figures not fitted (fields NULL only): not
+                                * identifiable, or past (below); left as they were unless
+                                * lowered (below) */
     size_t nkept;
+    int past[RS_FIT_MAX];      /* of them, those the fit put past a figure they must not
+                                * pass (a farther level's rate faster than a nearer one's):
+                                * past_of[i] */
+    int past_of[RS_FIT_MAX];
+    size_t npast;
+    int lowered[RS_FIT_MAX];   /* figures not fitted, lowered to the rate of a fitted figure
+                                * (lowered_by[i]) that they would pass, directly or through
+                                * another lowered figure */
+    int lowered_by[RS_FIT_MAX];
+    size_t nlowered;
     size_t rows, shapes, fit_rows, held_rows;
     size_t iterations;
     double rms_before, rms_after; /* weighted rms of log(estimate/measured), fitted rows */

@@ -163,6 +163,21 @@ static void fidelity_line(const char *what, const rs_fidelity *f)
            100 * f->error_median, 100 * f->error_p90, f->bias);
 }
 
+/* Whether sp_target_fields[field] is among list[0..n). */
+static bool listed(const int *list, size_t n, int field)
+{
+    for (size_t j = 0; j < n; j++)
+        if (list[j] == field)
+            return true;
+    return false;
+}
+
+/* The value of t's numeric field sp_target_fields[field]. */
+static double figure(const sp_target *t, int field)
+{
+    return *(const double *)(const void *)((const char *)t + sp_target_fields[field].off);
+}
+
 static void print_fit(const rs_fit *fit, const sp_target *start, const origin *o, size_t njournals,
                       const rs_fit_opts *opts)
 {
@@ -178,12 +193,24 @@ static void print_fit(const rs_fit *fit, const sp_target *start, const origin *o
         printf("  %-22s %12.6g %12.6g   %.6g to %.6g\n", sp_target_fields[f->field].name,
                f->start, f->value, f->lo, f->hi);
     }
-    if (fit->nkept) {
-        printf("  kept as they are (the rows do not pin them down):");
-        for (size_t j = 0; j < fit->nkept; j++)
-            printf("%s %s", j ? "," : "", sp_target_fields[fit->kept[j]].name);
-        printf("\n");
+    size_t shown = 0;
+    for (size_t j = 0; j < fit->nkept; j++) {
+        int f = fit->kept[j];
+        if (listed(fit->lowered, fit->nlowered, f) || listed(fit->past, fit->npast, f))
+            continue;
+        printf("%s %s", shown++ ? "," : "  kept as they are (the rows do not pin them down):",
+               sp_target_fields[f].name);
     }
+    if (shown)
+        printf("\n");
+    for (size_t j = 0; j < fit->npast; j++)
+        if (!listed(fit->lowered, fit->nlowered, fit->past[j]))
+            printf("  %s kept as it is: the rows put it past %s\n",
+                   sp_target_fields[fit->past[j]].name, sp_target_fields[fit->past_of[j]].name);
+    for (size_t j = 0; j < fit->nlowered; j++)
+        printf("  %s lowered to %.6g: no faster than the fitted %s\n",
+               sp_target_fields[fit->lowered[j]].name, figure(&fit->target, fit->lowered[j]),
+               sp_target_fields[fit->lowered_by[j]].name);
     printf("\n  converged in %zu iterations; weighted rms of log(estimate/measured)%s on the "
            "fitted rows: %.4f before, %.4f after\n", fit->iterations,
            opts->relative ? " less its shape's mean" : "", fit->rms_before, fit->rms_after);
@@ -199,7 +226,7 @@ static void print_fit(const rs_fit *fit, const sp_target *start, const origin *o
 static bool write_target(const char *path, const rs_fit *fit, const sp_target *start,
                          char *const *journals, size_t n, char *err, size_t errlen)
 {
-    char comment[1024], notes[RS_FIT_MAX][128];
+    char comment[1024], notes[2 * RS_FIT_MAX][128];
     const char *note[SP_TARGET_NFIELDS] = {0};
     int w = snprintf(comment, sizeof comment,
                      "%s: %s with its rates fitted by npu-tune calibrate to %zu rows of",
@@ -211,6 +238,11 @@ static bool write_target(const char *path, const rs_fit *fit, const sp_target *s
         snprintf(notes[j], sizeof notes[j], "fitted: start %.6g, 95%% interval %.6g to %.6g",
                  f->start, f->lo, f->hi);
         note[f->field] = notes[j];
+    }
+    for (size_t j = 0; j < fit->nlowered; j++) {
+        snprintf(notes[fit->nfig + j], sizeof notes[0], "lowered from %.6g: no faster than %s",
+                 figure(start, fit->lowered[j]), sp_target_fields[fit->lowered_by[j]].name);
+        note[fit->lowered[j]] = notes[fit->nfig + j];
     }
     return ls_target_write(path, &fit->target, comment, note, err, errlen);
 }

@@ -45,7 +45,7 @@ while read -r name start fitted rest; do
         in_g && $1 == "}," { in_g = 0 }
         in_g && $1 == k { v = $3; sub(/,$/, "", v); print v }' "$work/c.lua")
     same "$name in the file" "$(printf '%.6g' "$value")" "$fitted"
-done < <(sed -n '/^  figure/,/^$/p' "$work/.out" | sed '1d;$d' | grep -v '^  kept')
+done < <(sed -n '/^  figure/,/^$/p' "$work/.out" | sed '1d;$d' | grep -v '^  kept\| lowered to ')
 # a script loads it: the run is of the calibrated target
 cat >"$work/use.lua" <<'EOF'
 target "c.lua"
@@ -167,6 +167,27 @@ sed -i '/^clock_mhz=/d' "$work/hs.csv.sig"
 run 0 calibrate hs.csv
 has "host: no clock in the sidecar" "$out" "calibrated host from 160 rows"
 same "host: a clock measured now" "$(awk -v c="$(start_clock)" 'BEGIN { print (c + 0 > 0) }')" 1
+
+# --- orders: timings of a CPU whose L3 is slower than the start's memory: L3 fitted,
+# memory lowered with it, printed and noted in the file; kept off the kept line ---
+cat >"$work/slow.lua" <<'EOF'
+return { name = "box", kind = "cpu", cores = 2, clock_mhz = 3000, simd_floats = 8, vregs = 16,
+  fma_units = 2, load_ports = 2, l1 = 32768, l2 = 524288, l3 = 33554432,
+  bandwidth = { l2 = 64, l3 = 4, mem = 16, mem_shared = 24 } }
+EOF
+sed 's/l3 = 4,/l3 = 32,/' "$work/slow.lua" >"$work/fast.lua"
+cat >"$work/o.lua" <<'EOF'
+target "slow.lua"
+matmul { name = "o", shapes = { {512, 512, 512}, {640, 384, 768}, {768, 768, 256} } }
+tune { measure = "model", search = "random", budget = 40, results = "o.csv", table = "o-table.csv" }
+EOF
+run 0 --quiet o.lua
+run 0 calibrate o.csv --target fast.lua --fit bandwidth.l3 -o o-fit.lua
+has "orders: lowered" "$out" "  bandwidth.mem lowered to 4: no faster than the fitted bandwidth.l3"
+has "orders: the note" "$(cat "$work/o-fit.lua")" "-- lowered from 16: no faster than bandwidth.l3"
+run 0 calibrate o.csv --target fast.lua
+has "orders: lowered, not kept" "$out" "  bandwidth.mem lowered to 4: no faster than the fitted bandwidth.l3"
+same "orders: the kept line" "$(grep -cE 'kept as they are.*bandwidth\.mem(,|$)' <<<"$out")" 0
 
 # --- refused, in one line, nothing written ---
 refused() { # CODE WHAT PATTERN ARGS...: exit CODE, one line holding PATTERN, no out.lua

@@ -303,6 +303,102 @@ static void ceiling(const sp_target *start, sp_target truth, const sp_space *s, 
     free(rows);
 }
 
+/* rows: n random configs of each shape timed on truth (seconds, 2% noise). */
+static size_t rows_on(const sp_target *start, const sp_target *truth, const long (*shapes)[3],
+                      int nshapes, const sp_space *s, gsl_rng *rng, rs_entry *rows)
+{
+    size_t n = 0;
+    for (int i = 0; i < nshapes; i++) {
+        sp_problem p = fx_problem(shapes[i][0], shapes[i][1], shapes[i][2], 1, SP_FP32);
+        synth_shape(start, truth, &p, s, 100, 0.02, true, rng, rows, &n);
+    }
+    return n;
+}
+
+/* A farther level's rate stays at or below a nearer one's: a figure the fit
+ * keeps is lowered with a fitted one it would pass, along the levels; one
+ * fitted past the level above it is refused, or kept and named; a start that
+ * breaks an order no fitted figure touches stays as it is; a CPU with no L3
+ * bounds memory by L2. */
+static void orders(const sp_target *start, const sp_space *s, gsl_rng *rng)
+{
+    const long in_l3[][3] = {{512, 768, 768}, {1024, 1024, 256}};
+    rs_entry *rows = malloc(2 * 100 * sizeof *rows);
+    rs_fit_opts o = {.holdout = 0, .seed = 3};
+    rs_fit fit;
+    /* L3 fitted below memory's rate: memory follows */
+    sp_target truth = *start;
+    truth.cpu.bw_l3 = start->cpu.bw_mem / 2;
+    size_t n = rows_on(start, &truth, in_l3, 2, s, rng, rows);
+    const char *const l3[] = {"bandwidth.l3"}, *const l2[] = {"bandwidth.l2"};
+    o.fields = l3, o.nfields = 1;
+    if (fits(start, rows, n, &o, &fit)) {
+        CHECK(fabs(fit.target.cpu.bw_l3 / truth.cpu.bw_l3 - 1) < 0.1);
+        CHECK_DBL(fit.target.cpu.bw_mem, fit.target.cpu.bw_l3);
+        CHECK_INT(fit.nlowered, 1);
+        CHECK_STR(sp_target_fields[fit.lowered[0]].name, "bandwidth.mem");
+        CHECK_STR(sp_target_fields[fit.lowered_by[0]].name, "bandwidth.l3");
+        CHECK(sp_target_check(&fit.target, err, sizeof err));
+    }
+    /* L2 fitted below L3 and memory: both follow it, memory through L3 */
+    truth = *start;
+    truth.cpu.bw_l2 = truth.cpu.bw_l3 = truth.cpu.bw_mem = start->cpu.bw_mem / 2;
+    n = rows_on(start, &truth, in_l3, 2, s, rng, rows);
+    o.fields = l2;
+    if (fits(start, rows, n, &o, &fit)) {
+        CHECK(fit.target.cpu.bw_l2 < start->cpu.bw_mem);
+        CHECK_DBL(fit.target.cpu.bw_l3, fit.target.cpu.bw_l2);
+        CHECK_DBL(fit.target.cpu.bw_mem, fit.target.cpu.bw_l2);
+        CHECK_INT(fit.nlowered, 2);
+        for (size_t j = 0; j < fit.nlowered && j < 2; j++)
+            CHECK_STR(sp_target_fields[fit.lowered_by[j]].name, "bandwidth.l2");
+    }
+    /* a start whose memory outruns L3, the fit moving neither (L2 as it
+     * was): the start stays as it is */
+    sp_target odd = *start;
+    odd.cpu.bw_mem = odd.cpu.bw_l3 * 1.5;
+    n = rows_on(&odd, &odd, in_l3, 2, s, rng, rows);
+    if (fits(&odd, rows, n, &o, &fit)) {
+        CHECK_INT(fit.nlowered, 0);
+        CHECK_DBL(fit.target.cpu.bw_mem, odd.cpu.bw_mem);
+    }
+    /* no L3: memory stays at or below L2, bandwidth.l3 is not touched */
+    sp_target flat = *start;
+    flat.cpu.cache[SP_CL3] = 0;
+    truth = flat;
+    truth.cpu.bw_l2 = flat.cpu.bw_mem / 2;
+    n = rows_on(&flat, &truth, in_l3, 2, s, rng, rows);
+    if (fits(&flat, rows, n, &o, &fit)) {
+        CHECK_DBL(fit.target.cpu.bw_mem, fit.target.cpu.bw_l2);
+        CHECK_DBL(fit.target.cpu.bw_l3, flat.cpu.bw_l3);
+        CHECK_INT(fit.nlowered, 1);
+    }
+    /* memory, pinned by the C that the last shape's steps revisit (with a
+     * share of all cores' rate that does not bound it), twice as fast as L3:
+     * refused when named, kept and named when the fit chooses */
+    free(rows);
+    rows = malloc(100 * sizeof *rows);
+    const long past_l3[][3] = {{4096, 8192, 128}};
+    sp_target wide = *start;
+    wide.cpu.bw_mem_shared = 100;
+    truth = wide;
+    truth.cpu.bw_mem = wide.cpu.bw_l3 * 2;
+    n = rows_on(&wide, &truth, past_l3, 1, s, rng, rows);
+    const char *const mem[] = {"bandwidth.mem"};
+    o.fields = mem;
+    CHECK(!rs_calibrate(&wide, rows, n, &o, &fit, err, sizeof err));
+    CHECK_PREFIX(err, "bandwidth.mem runs past bandwidth.l3 at the fit (");
+    CHECK_HAS(err, "): fit without it");
+    o.fields = NULL, o.nfields = 0;
+    if (fits(&wide, rows, n, &o, &fit)) {
+        CHECK_INT(fit.npast, 1);
+        CHECK_STR(sp_target_fields[fit.past[0]].name, "bandwidth.mem");
+        CHECK_STR(sp_target_fields[fit.past_of[0]].name, "bandwidth.l3");
+        CHECK(fit.target.cpu.bw_mem <= fit.target.cpu.bw_l3);
+    }
+    free(rows);
+}
+
 static void cpu(gsl_rng *rng)
 {
     sp_target start = fx_box(), truth = start;
@@ -339,6 +435,7 @@ static void cpu(gsl_rng *rng)
     recovered(&fit, truth, moved);
     prior(&start, rows, n, &fit);
     ceiling(&start, truth, &s, rng);
+    orders(&start, &s, rng);
     /* rows in seconds are estimated at the target's clock */
     sp_figures f;
     sp_model(&start, &rows[0].problem, &rows[0].config, &f);
