@@ -22,7 +22,7 @@ space {
 
 tune {
   measure = "sim",         -- "model" | "sim" | "host" | { command = "..." }
-  search  = "model",       -- "model" | "exhaustive" | "random" | "anneal"
+  search  = "model",       -- "model" | "exhaustive" | "random" | "anneal" | "genetic"
   budget  = 32,            -- measurements per problem
   results = "results/bert.csv",
   table   = "results/bert-table.csv",

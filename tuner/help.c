@@ -1,5 +1,5 @@
-/* help.c — usage texts with their name lists filled in from the registries:
- * "{dtypes}" in a text prints as "fp16|int8|fp32|bf16", and so on. */
+/* help.c — usage texts (npu-tune --help's among them) with their name lists filled in
+ * from the registries: "{dtypes}" prints as "fp16|int8|fp32|bf16", and so on. */
 #include <stdio.h>
 #include <string.h>
 
@@ -48,4 +48,48 @@ void tn_help(const char *text)
         fputs(sp_names(lists[i].name, "|", "|", names, sizeof names), stdout);
         text += strlen(lists[i].key);
     }
+}
+
+#ifndef NPU_TUNE_VERSION
+#define NPU_TUNE_VERSION "0"
+#endif
+
+int tn_help_all(void)
+{
+    printf("npu-tune %s — autotuner for matrix kernels on NPU-style accelerators\n\n",
+           NPU_TUNE_VERSION);
+    tn_help("usage:\n"
+            "  npu-tune [--quiet] [--format text|csv] [--seed N] [--wait] [--safe] SCRIPT.lua\n"
+            "                                      run the script's tuning (--wait: queue behind\n"
+            "                                      another run on the same journal; --safe: only\n"
+            "                                      Lua's base, string, table and math; no command)\n"
+            "  mpirun -n N npu-tune [...] SCRIPT.lua  the same run, its candidates measured by\n"
+            "                                      ranks 1..N-1 (a build with MPI)\n"
+            "  npu-tune model --target T --shape MxNxK [--batch B] [--dtype {dtypes}]\n"
+            "                 [--strategy {strategies}] [--tile mxnxk] [--double-buffer on|off]\n"
+            "                 [--cores C] [--split {splits}] [--micro MRxNR] [--pack on|off]\n"
+            "                 [--format text|csv] [--op {ops}]\n"
+            "      with --tile: explain that config; without: best tile per strategy\n"
+            "  npu-tune gen --target T --shape MxNxK --strategy S --tile mxnxk\n"
+            "               [--batch B] [--dtype D] [--double-buffer on|off] [--cores C]\n"
+            "               [--split {splits}] [--micro MRxNR] [--pack on|off] [--op {ops}]\n"
+            "               [-o FILE]\n"
+            "                      the kernel of one config (--target host: C source of nt_sgemm)\n"
+            "  npu-tune gen --table TABLE.csv --shape MxNxK [--batch B] [--dtype D] [--target T]\n"
+            "               [--op {ops}] [-o FILE]         the kernel for a shape, from a table\n"
+            "  npu-tune sim KERNEL [--format text|csv] [--trace out.json] [--check]\n"
+            "               [--output C.bin]\n"
+            "  npu-tune table export TABLE.csv -o FILE.h   the table as a C header\n"
+            "  npu-tune lib TABLE.csv... -o DIR  the host kernels as a C library: nt_sgemm\n"
+            "                                      dispatching by shape, cblas_sgemm, sgemm_\n"
+            "  npu-tune plot RESULTS.csv [-o DIR]          plots of a journal (gnuplot)\n"
+            "  npu-tune report JOURNAL.csv... [--format text|csv]\n"
+            "                                      the model against the journals' measurements\n"
+            "  npu-tune calibrate JOURNAL.csv... [-o TARGET.lua] [--target T] [--name NAME]\n"
+            "                     [--fit FIGURE,...] [--holdout F] [--holdout-shapes] [--seed S]\n"
+            "                     [--iterations N] [--prior SD] [--relative]\n"
+            "                                      fit the model's rates to the measurements\n"
+            "  npu-tune --version\n"
+            "in a script: tune { search = {searches}, measure = {measures} }\n");
+    return TN_OK;
 }

@@ -22,48 +22,9 @@ static bool detect_host(sp_target *t, char *err, size_t errlen)
 #ifndef NPU_TUNE_VERSION
 #define NPU_TUNE_VERSION "0"
 #endif
-
 #ifdef NPU_TUNE_MPI
 extern const tn_transport nt_mpi_transport; /* mpi.c */
 #endif
-
-static int help(void)
-{
-    printf("npu-tune %s — autotuner for matrix kernels on NPU-style accelerators\n\n",
-           NPU_TUNE_VERSION);
-    tn_help("usage:\n"
-            "  npu-tune [--quiet] [--format text|csv] [--seed N] [--wait] [--safe] SCRIPT.lua\n"
-            "                                      run the script's tuning (--wait: queue behind\n"
-            "                                      another run on the same journal; --safe: only\n"
-            "                                      Lua's base, string, table and math; no command)\n"
-            "  mpirun -n N npu-tune [...] SCRIPT.lua  the same run, its candidates measured by\n"
-            "                                      ranks 1..N-1 (a build with MPI)\n"
-            "  npu-tune model --target T --shape MxNxK [--batch B] [--dtype {dtypes}]\n"
-            "                 [--strategy {strategies}] [--tile mxnxk] [--double-buffer on|off]\n"
-            "                 [--cores C] [--split {splits}] [--micro MRxNR] [--format text|csv]\n"
-            "                 [--op {ops}]\n"
-            "      with --tile: explain that config; without: best tile per strategy\n"
-            "  npu-tune gen --target T --shape MxNxK --strategy S --tile mxnxk\n"
-            "               [--batch B] [--dtype D] [--double-buffer on|off] [--cores C]\n"
-            "               [--split {splits}] [--micro MRxNR] [--op {ops}] [-o FILE]\n"
-            "                      the kernel of one config (--target host: C source of nt_sgemm)\n"
-            "  npu-tune gen --table TABLE.csv --shape MxNxK [--batch B] [--dtype D] [--target T]\n"
-            "               [--op {ops}] [-o FILE]         the kernel for a shape, from a table\n"
-            "  npu-tune sim KERNEL [--format text|csv] [--trace out.json] [--check]\n"
-            "  npu-tune table export TABLE.csv -o FILE.h   the table as a C header\n"
-            "  npu-tune lib TABLE.csv... -o DIR  the host kernels as a C library: nt_sgemm\n"
-            "                                      dispatching by shape, cblas_sgemm, sgemm_\n"
-            "  npu-tune plot RESULTS.csv [-o DIR]          plots of a journal (gnuplot)\n"
-            "  npu-tune report JOURNAL.csv... [--format text|csv]\n"
-            "                                      the model against the journals' measurements\n"
-            "  npu-tune calibrate JOURNAL.csv... [-o TARGET.lua] [--target T] [--name NAME]\n"
-            "                     [--fit FIGURE,...] [--holdout F] [--holdout-shapes] [--seed S]\n"
-            "                     [--iterations N]\n"
-            "                                      fit the model's rates to the measurements\n"
-            "  npu-tune --version\n"
-            "in a script: tune { search = {searches}, measure = {measures} }\n");
-    return TN_OK;
-}
 
 /* The commands: `npu-tune NAME ...` runs run(argc - 1, argv + 1). */
 static const struct {
@@ -84,7 +45,7 @@ static int dispatch(int argc, char **argv)
         return tn_usage(NULL, "", "a SCRIPT.lua or a command is required");
     const char *cmd = argv[1];
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0)
-        return help();
+        return tn_help_all();
     if (strcmp(cmd, "--version") == 0) {
         printf("npu-tune %s\n", NPU_TUNE_VERSION);
         return TN_OK;

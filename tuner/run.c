@@ -683,6 +683,7 @@ static int run(tn_workers *workers, int argc, char **argv)
                                          {"seed", required_argument, 0, 's'},
                                          {"wait", no_argument, 0, 'w'},
                                          {"safe", no_argument, 0, 'S'},
+                                         {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     tn_session r = {.workers = workers};
     long long seed = -1;
@@ -692,8 +693,9 @@ static int run(tn_workers *workers, int argc, char **argv)
     tn_node_name(r.node, sizeof r.node);
     opterr = 0;
     optind = 1;
-    while ((o = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
         switch (o) {
+        case 'h': return tn_help_all();
         case 'q': r.quiet = 1; break;
         case 'w': wait = true; break;
         case 'S': safe = true; break;

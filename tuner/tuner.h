@@ -76,6 +76,9 @@ void tn_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * registries: {dtypes}, {strategies}, {splits}, ... become "A|B|C". */
 void tn_help(const char *text);
 
+/* `npu-tune --help`: every command's usage on stdout; TN_OK. */
+int tn_help_all(void);
+
 /* A usage error or a request for help. With why: one line "npu-tune: CMD:
  * WHY (see 'npu-tune CMD --help')" on stderr, TN_USAGE (cmd NULL: the script
  * runner). Without: `text` on stdout, TN_OK (main checks that standard

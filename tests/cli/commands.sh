@@ -12,6 +12,9 @@ run 2
 same "no arguments" "$err" "npu-tune: a SCRIPT.lua or a command is required (see 'npu-tune --help')"
 run 0 --help
 has "help" "$out" "npu-tune model --target T"
+# after a run's options too, as each command takes it
+run 0 --quiet --format csv --help
+has "help after a run's options" "$out" "npu-tune model --target T"
 # --help of each command: its usage on stdout, exit 0; usage errors are one line
 for c in model gen sim plot table report calibrate; do
     run 0 $c --help
