@@ -382,7 +382,16 @@ static void do_mmad(sim *s, sim_core *c, const cg_instr *in)
                 memset(row, 0, (size_t)n * sizeof *row);
             else
                 memcpy(row, dp + i * ds, (size_t)n * sizeof *row);
-            for (int kk = 0; kk < k; kk++) {
+            int kk = 0;
+            /* four k steps a pass over the row, each element's sum still in k order
+             * (the same roundings): a quarter of the row's loads and stores */
+            for (; kk + 4 <= k; kk += 4) {
+                const float *x = a + i * k + kk, *b0 = b + kk * n, *b1 = b0 + n, *b2 = b1 + n,
+                            *b3 = b2 + n;
+                for (int j = 0; j < n; j++)
+                    row[j] = row[j] + x[0] * b0[j] + x[1] * b1[j] + x[2] * b2[j] + x[3] * b3[j];
+            }
+            for (; kk < k; kk++) {
                 float x = a[i * k + kk];
                 const float *bk = b + kk * n;
                 for (int j = 0; j < n; j++)
