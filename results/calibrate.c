@@ -130,6 +130,8 @@ typedef struct {
                                  * the target's check takes no more */
     double prior;               /* the prior's sd (0: none): then p residuals x - mid
                                  * follow the n rows' */
+    int below[NORDERS], above[NORDERS]; /* the orders that apply to the start's target, */
+    int norders;                        /* resolved once (resolve_orders) */
     size_t levels;              /* relative: the shapes fitted (their rows adjacent), each
                                  * with a level of its own that its rows' mean takes up;
                                  * absolute: 0 */
@@ -150,15 +152,22 @@ static bool fitted(const problem *pb, int f)
     return false;
 }
 
-/* Order i's fields on pb's target: false when it does not apply there. */
-static bool order_of(const problem *pb, int i, int *below, int *above)
+/* pb's orders: those of the table that apply to its start's target, their
+ * fields resolved (once: target_at runs at every residual evaluation). */
+static void resolve_orders(problem *pb)
 {
     const sp_target *t = pb->start;
-    *below = field_index(orders[i].below), *above = field_index(orders[i].above);
     unsigned kind = 1u << t->kind;
-    return *below >= 0 && *above >= 0 && (sp_target_fields[*below].kinds & kind) &&
-           (sp_target_fields[*above].kinds & kind) &&
-           !(orders[i].l3 && t->kind == SP_CPU && t->cpu.cache[SP_CL3] == 0);
+    pb->norders = 0;
+    for (int i = 0; i < NORDERS; i++) {
+        int below = field_index(orders[i].below), above = field_index(orders[i].above);
+        if (below >= 0 && above >= 0 && (sp_target_fields[below].kinds & kind) &&
+            (sp_target_fields[above].kinds & kind) &&
+            !(orders[i].l3 && t->kind == SP_CPU && t->cpu.cache[SP_CL3] == 0)) {
+            pb->below[pb->norders] = below;
+            pb->above[pb->norders++] = above;
+        }
+    }
 }
 
 /* The start with the figures exp(x[j]), x kept within reach; then each
@@ -180,10 +189,9 @@ static void target_at(const problem *pb, const gsl_vector *x, sp_target *t, int 
         *figure_of(t, pb->field[j]) = exp(v);
         from[pb->field[j]] = pb->field[j];
     }
-    for (int i = 0; i < NORDERS; i++) {
-        int below, above;
-        if (order_of(pb, i, &below, &above) && from[above] >= 0 && !fitted(pb, below) &&
-            *figure_of(t, below) > *figure_of(t, above)) {
+    for (int i = 0; i < pb->norders; i++) {
+        int below = pb->below[i], above = pb->above[i];
+        if (from[above] >= 0 && !fitted(pb, below) && *figure_of(t, below) > *figure_of(t, above)) {
             *figure_of(t, below) = *figure_of(t, above);
             from[below] = from[above];
         }
@@ -196,12 +204,10 @@ static void target_at(const problem *pb, const gsl_vector *x, sp_target *t, int 
  * `above` it exceeds), or -1. */
 static int passes(const problem *pb, const sp_target *t, int field)
 {
-    for (int i = 0; i < NORDERS; i++) {
-        int below, above;
-        if (order_of(pb, i, &below, &above) && below == field &&
-            *figure_of((sp_target *)t, below) > *figure_of((sp_target *)t, above))
-            return above;
-    }
+    for (int i = 0; i < pb->norders; i++)
+        if (pb->below[i] == field &&
+            *figure_of((sp_target *)t, field) > *figure_of((sp_target *)t, pb->above[i]))
+            return pb->above[i];
     return -1;
 }
 
@@ -723,6 +729,7 @@ bool rs_calibrate(const sp_target *start, const rs_entry *rows, size_t n, const 
     bool seconds = strcmp(unit, "s") == 0;
     int field[RS_FIT_MAX];
     problem pb = {.start = start, .seconds = seconds, .field = field};
+    resolve_orders(&pb);
     if (!choose(start, seconds, o, field, &pb.p, err, errlen))
         return false;
     const rs_entry **row = malloc(n * sizeof *row);
