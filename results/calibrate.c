@@ -75,6 +75,9 @@ enum { NORDERS = sizeof orders / sizeof *orders };
 /* The cosine between the residuals and a Jacobian column below which the
  * start is taken for a minimum when no step lowers the cost. */
 #define STATIONARY 1e-6
+/* Weighted residuals (logs of estimate/measured) whose rms is below this are
+ * rounding: the model meets every row, whatever their angle to the Jacobian. */
+#define EXACT 1e-12
 /* A fitted figure whose 95% interval spans more than this factor is not
  * pinned down by the rows either. */
 #define SPREAD 1000.0
@@ -472,11 +475,13 @@ static double cost_at(const problem *pb, const gsl_vector *x, const gsl_vector *
 }
 
 /* Whether the weighted residuals f are orthogonal to every column of the
- * weighted Jacobian J (to STATIONARY in cosine): a minimum, where the trust
- * region finds no step that lowers the cost. */
+ * weighted Jacobian J (to STATIONARY in cosine), or rounding (EXACT): a
+ * minimum, where the trust region finds no step that lowers the cost. */
 static bool stationary(const gsl_matrix *J, const gsl_vector *f)
 {
     double fn = gsl_blas_dnrm2(f);
+    if (fn <= EXACT * sqrt((double)f->size))
+        return true;
     for (size_t j = 0; j < J->size2; j++) {
         gsl_vector_const_view c = gsl_matrix_const_column(J, j);
         double g;
