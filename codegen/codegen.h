@@ -167,6 +167,13 @@ char *cg_host_text(const sp_config *c, sp_dtype dtype, const char *symbol, char 
  * and threaded or not (and then the same split): the header's choices. */
 bool cg_host_same_code(sp_dtype da, const sp_config *a, sp_dtype db, const sp_config *b);
 
+/* The C source of the pool that runs a threaded host kernel's cells where its
+ * includer defines NT_HOST_POOL as nt_lib_parallel: a library of kernels'
+ * threads, and the timing runner's, so that the tuner times threads as the library
+ * runs them. It defines nt_lib_parallel with the linkage NT_LIB_POOL_API
+ * (static unless defined before it). */
+const char *cg_host_pool_source(void);
+
 /* ---- a library of host kernels (library.c, with the template host/blas.c) ---- */
 
 /* A kernel of a library: the shape it was tuned for (M x N x K, dtype), its config,

@@ -9,7 +9,7 @@
 
 /* The fixed code of every kernel, codegen/host/prelude.c and gemm.c, embedded at build
  * time (see prelude.c for how a kernel is put together). */
-extern const char cg_host_prelude[], cg_host_gemm[];
+extern const char cg_host_prelude[], cg_host_gemm[], cg_host_pool[];
 
 /* Limits on what the generator accepts or uses: larger cache blocks are
  * clamped (they could not stay in any cache level anyway). */
@@ -423,4 +423,10 @@ bool cg_host_same_code(sp_dtype da, const sp_config *a, sp_dtype db, const sp_co
            a->mr == b->mr && a->nr == b->nr && a->nopack == b->nopack &&
            (a->cores > 1) == (b->cores > 1) &&
            (a->cores == 1 || a->split == b->split);
+}
+
+/* See codegen.h: host/pool.c, embedded at build time. */
+const char *cg_host_pool_source(void)
+{
+    return cg_host_pool;
 }

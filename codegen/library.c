@@ -1,5 +1,5 @@
 /* library.c — a library of host kernels: its C source (kernels under internal names, the
- * dispatch lists, the fixed code of codegen/host/blas.c), header and build files. */
+ * dispatch lists, the fixed code of codegen/host/pool.c and blas.c), header and build files. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,7 +74,7 @@ bool cg_lib_source(FILE *f, const cg_lib_entry *e, size_t n, const cg_lib_entry 
                "/* Each kernel also defines its extended entry KERNEL_ex (codegen/host/gemm.c) */\n"
                "#define NT_HOST_EX 1\n"
                "#ifndef __STDC_NO_THREADS__\n"
-               "/* ... and runs its threads on the library's pool (blas.c), not OpenMP's */\n"
+               "/* ... and runs its threads on the library's pool (pool.c), not OpenMP's */\n"
                "#define NT_HOST_POOL nt_lib_parallel\n"
                "static void nt_lib_parallel(int n, void (*fn)(void *, int), void *arg);\n"
                "#endif\n"
@@ -134,6 +134,7 @@ bool cg_lib_source(FILE *f, const cg_lib_entry *e, size_t n, const cg_lib_entry 
     free(kernel);
     if (!ok)
         return false;
+    fputs(cg_host_pool_source(), f);
     fputs(cg_host_blas, f);
     return ferror(f) ? fail(err, errlen, "library: writing the source failed") : true;
 }

@@ -6,7 +6,8 @@
  * a thread count), then for each dtype the list of its entries,
  *   #define NT_LIB_FP32(X) X(M, N, K, cores, split, mr, nr, seconds, kernel_ex) ...
  * (NT_LIB_BF16, NT_LIB_FP16 when the tables tuned those dtypes) and the kernel for any
- * other shape, NT_LIB_FP32_GENERAL (one thread), then this file. */
+ * other shape, NT_LIB_FP32_GENERAL (one thread), then pool.c (the kernels' threads)
+ * and this file. */
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -122,137 +123,9 @@ static int nt_lib_one_thread;
 
 /* ---- the kernels' threads ---- */
 
-static double nt_lib_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+/* nt_lib_now and the pool (nt_lib_parallel) are pool.c's, written before this file. */
 
 #ifdef NT_HOST_POOL
-/* The pool: workers 1..n-1 of a call (the caller is 0) are the library's own
- * threads, made at the first call that needs them. Between calls a worker
- * spins for nt_lib_spin seconds (NPU_TUNE_GEMM_SPIN_US, default
- * NT_LIB_SPIN_US; OMP_WAIT_POLICY is OpenMP's and does not apply), so that a
- * call soon after the last starts at once, then sleeps until the next. One
- * call at a time: another caller meanwhile (a program's own threads) runs its
- * cells one after another on its own thread. A child of fork has none of its
- * parent's workers: the pool starts afresh there. */
-#include <stdatomic.h>
-#include <unistd.h>
-enum { NT_LIB_POOL_MAX = 256, NT_LIB_SPIN_US = 200 };
-static struct {
-    mtx_t lock;
-    cnd_t wake;
-    atomic_uint gen;        /* bumped for each call */
-    atomic_uint alert;      /* bumped to rouse sleeping workers without a call */
-    _Atomic double until;   /* roused workers spin at least until then (nt_lib_now) */
-    atomic_int pending;     /* workers yet to finish this call (theirs, or nothing) */
-    atomic_int sleepers;    /* workers waiting on wake */
-    atomic_flag busy;       /* a call holds the pool */
-    void (*fn)(void *, int);
-    void *arg;
-    int n;                  /* this call's threads */
-    atomic_int made;        /* workers 1..made exist */
-    unsigned born[NT_LIB_POOL_MAX]; /* the generation before worker i's first call */
-    atomic_int pid;         /* of the process that made them */
-} nt_lib_pool = {.busy = ATOMIC_FLAG_INIT};
-static double nt_lib_spin = NT_LIB_SPIN_US * 1e-6;
-static once_flag nt_lib_pool_once = ONCE_FLAG_INIT;
-static int nt_lib_pool_ok;
-
-static void nt_lib_pool_init(void)
-{
-    nt_lib_pool_ok = mtx_init(&nt_lib_pool.lock, mtx_plain) == thrd_success &&
-                     cnd_init(&nt_lib_pool.wake) == thrd_success;
-}
-
-static inline void nt_lib_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    _mm_pause();
-#endif
-}
-
-/* Whether a worker that last worked or woke at `since` still spins: for
- * nt_lib_spin seconds after, and until a rouse's deadline. */
-static int nt_lib_spinning(double since)
-{
-    double now = nt_lib_now();
-    return now - since < nt_lib_spin || now < atomic_load(&nt_lib_pool.until);
-}
-
-/* Worker `id` (passed as the pointer's value): runs its cell of each call. */
-static int nt_lib_worker(void *p)
-{
-    int id = (int)(intptr_t)p;
-    unsigned seen = nt_lib_pool.born[id]; /* not gen now: the call may have begun */
-    for (;;) {
-        double t0 = nt_lib_now();
-        unsigned g;
-        for (long spins = 0; (g = atomic_load(&nt_lib_pool.gen)) == seen; spins++) {
-            if ((spins & 255) || nt_lib_spinning(t0)) { /* the clock every 256 spins */
-                nt_lib_relax();
-                continue;
-            }
-            mtx_lock(&nt_lib_pool.lock);
-            unsigned alert = atomic_load(&nt_lib_pool.alert); /* before it counts as asleep */
-            atomic_fetch_add(&nt_lib_pool.sleepers, 1);
-            while (atomic_load(&nt_lib_pool.gen) == seen && atomic_load(&nt_lib_pool.alert) == alert)
-                cnd_wait(&nt_lib_pool.wake, &nt_lib_pool.lock);
-            atomic_fetch_sub(&nt_lib_pool.sleepers, 1);
-            mtx_unlock(&nt_lib_pool.lock);
-            t0 = nt_lib_now(); /* a call, or roused: spin again */
-        }
-        seen = g;
-        if (id < nt_lib_pool.n)
-            nt_lib_pool.fn(nt_lib_pool.arg, id);
-        atomic_fetch_sub(&nt_lib_pool.pending, 1); /* every worker, so none lags into the next */
-    }
-    return 0;
-}
-
-/* Runs fn(arg, t) for t < n (see NT_HOST_POOL in gemm.c): t = 0 on the
- * calling thread, the others on the pool's workers. */
-static void nt_lib_parallel(int n, void (*fn)(void *, int), void *arg)
-{
-    call_once(&nt_lib_pool_once, nt_lib_pool_init);
-    if (n > NT_LIB_POOL_MAX || !nt_lib_pool_ok || atomic_flag_test_and_set(&nt_lib_pool.busy)) {
-        for (int t = 0; t < n; t++)
-            fn(arg, t);
-        return;
-    }
-    if (nt_lib_pool.made && nt_lib_pool.pid != getpid()) { /* a child of fork */
-        nt_lib_pool_init();
-        atomic_store(&nt_lib_pool.sleepers, 0);
-        nt_lib_pool.made = 0;
-    }
-    while (nt_lib_pool.made < n - 1) {
-        thrd_t w;
-        nt_lib_pool.born[nt_lib_pool.made + 1] = atomic_load(&nt_lib_pool.gen);
-        if (thrd_create(&w, nt_lib_worker, (void *)(intptr_t)(nt_lib_pool.made + 1)) != thrd_success)
-            break;
-        thrd_detach(w);
-        nt_lib_pool.made++;
-        nt_lib_pool.pid = getpid();
-    }
-    int workers = n - 1 < nt_lib_pool.made ? n - 1 : nt_lib_pool.made;
-    nt_lib_pool.fn = fn, nt_lib_pool.arg = arg, nt_lib_pool.n = workers + 1;
-    atomic_store(&nt_lib_pool.pending, nt_lib_pool.made);
-    atomic_fetch_add(&nt_lib_pool.gen, 1);
-    if (atomic_load(&nt_lib_pool.sleepers)) {
-        mtx_lock(&nt_lib_pool.lock);
-        cnd_broadcast(&nt_lib_pool.wake);
-        mtx_unlock(&nt_lib_pool.lock);
-    }
-    fn(arg, 0);
-    for (int t = workers + 1; t < n; t++) /* workers that could not be made */
-        fn(arg, t);
-    while (atomic_load(&nt_lib_pool.pending) > 0)
-        nt_lib_relax();
-    atomic_flag_clear(&nt_lib_pool.busy);
-}
-
 static void nt_lib_nothing(void *arg, int t) { (void)arg, (void)t; }
 
 /* Whether n - 1 workers exist and none sleeps: a call starts at once. (In a

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base.h"
+#include "codegen.h"
 #include "internal.h"
 
 #define COMPILE_TIMEOUT 300.0
@@ -80,6 +81,14 @@ static bool write_file(const char *path, const char *const *text, size_t n)
     return ok;
 }
 
+/* The kernels' threads are the runner's pool (cg_host_pool_source), as a
+ * library of kernels runs them: the runner exports nt_lib_parallel (linked with
+ * -rdynamic), the kernels call it (declared weak, so that -z defs holds). */
+#define RUNNER_POOL "#define NT_LIB_POOL_API /* exported to the kernels */"
+#define KERNEL_POOL                                                                                \
+    "#define NT_HOST_POOL nt_lib_parallel /* the runner's */\n"                                   \
+    "void nt_lib_parallel(int, void (*)(void *, int), void *) __attribute__((weak));"
+
 /* Names u's files in workdir (unique) and writes its source; false with the
  * reason in u->log. */
 static bool unit_prepare(unit *u, const char *workdir, const hs_job *jobs)
@@ -91,17 +100,18 @@ static bool unit_prepare(unit *u, const char *workdir, const hs_job *jobs)
              u->runner ? "" : ".so");
     bool ok;
     if (u->runner) {
-        const char *text[] = {hs_runner_source};
-        ok = write_file(u->src, text, 1);
+        const char *text[] = {hs_runner_source, RUNNER_POOL, cg_host_pool_source()};
+        ok = write_file(u->src, text, 3);
     } else {
-        const char **text = malloc(u->count * sizeof *text);
+        const char **text = malloc((u->count + 1) * sizeof *text);
         if (!text) {
             errno = ENOMEM;
             ok = false;
         } else {
+            text[0] = KERNEL_POOL;
             for (size_t i = 0; i < u->count; i++)
-                text[i] = jobs[u->first + i].source;
-            ok = write_file(u->src, text, u->count);
+                text[i + 1] = jobs[u->first + i].source;
+            ok = write_file(u->src, text, u->count + 1);
             free(text);
         }
     }
@@ -117,7 +127,8 @@ static void unit_compile(unit *u, const compiler *cc)
 {
     const char *tail_kernel[] = {"-O3", "-march=native", "-fopenmp", "-shared", "-fPIC",
                                  "-Wl,-z,defs", "-o", u->out, u->src, "-lm", NULL};
-    const char *tail_runner[] = {"-O3", "-march=native", "-o", u->out, u->src, "-ldl", "-lm", NULL};
+    const char *tail_runner[] = {"-O3",  "-march=native", "-pthread", "-rdynamic", "-o",
+                                 u->out, u->src,           "-ldl",     "-lm",       NULL};
     const char *const *tail = u->runner ? tail_runner : tail_kernel;
     const char *argv[32];
     int argc = 0;

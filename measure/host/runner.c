@@ -6,6 +6,13 @@
  * deadlocks, so kernels run in a freshly exec'd runner instead. The tuner embeds
  * this file at build time and compiles it with `cc -O3 -march=native ... -ldl -lm`.
  *
+ * Threads: a threaded kernel runs its cells on the pool appended to this file
+ * (codegen/host/pool.c, nt_lib_parallel, exported to the kernels), as a library
+ * of kernels runs them: a worker spins a while after a call, so the calls of a
+ * timing, back to back, find it awake as a caller's burst finds the library's
+ * (the library runs a call on one thread where waking asleep workers would cost
+ * more than they save). OMP_WAIT_POLICY does not apply.
+ *
  * Protocol (usage: nt_runner M N K BATCH fp32|bf16|fp16 SO SYMBOL [SO SYMBOL ...]; its
  * stdin is a socket to the parent, its stdout and stderr are /dev/null): DTYPE fp32, or
  * bf16 / fp16: A and B passed as bit patterns (uint16_t); at most 64 kernels.
@@ -324,12 +331,6 @@ static void serve(const work *w, int nk)
 int main(int argc, char **argv)
 {
     close_inherited();
-    /* Threaded kernels are timed as a caller whose threads sleep between calls
-     * gets them: each call wakes its threads (OMP_WAIT_POLICY=passive, read by
-     * the OpenMP runtime when the first kernel loads it), so the tuner never
-     * picks threads that lose to one thread once their wake-up is paid. A
-     * policy the environment sets is kept. */
-    setenv("OMP_WAIT_POLICY", "passive", 0);
     int nk = (argc - 6) / 2;
     int fp16 = argc > 5 && strcmp(argv[5], "fp16") == 0;
     int narrow = fp16 || (argc > 5 && strcmp(argv[5], "bf16") == 0); /* 16-bit A, B */

@@ -1,6 +1,8 @@
 /* runner_kernels.c — hand-written kernels for runner.c, built as a loadable
- * module: a right and a wrong fp32 kernel, one right only when its threads would sleep
- * between calls, and a right one over bf16 bit patterns. */
+ * module: a right and a wrong fp32 kernel, one right only when it runs on the runner's
+ * pool of threads, and a right one over bf16 bit patterns. */
+#include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +13,10 @@ void wrong(int M, int N, int K, const float *A, int lda, const float *B, int ldb
            int ldc);
 void good_bf16(int M, int N, int K, const uint16_t *A, int lda, const uint16_t *B, int ldb,
                float *C, int ldc);
-void passive(int M, int N, int K, const float *A, int lda, const float *B, int ldb, float *C,
-             int ldc);
+void pooled(int M, int N, int K, const float *A, int lda, const float *B, int ldb, float *C,
+            int ldc);
+/* The runner's pool, as a generated kernel declares it (measure/host/compile.c). */
+void nt_lib_parallel(int, void (*)(void *, int), void *) __attribute__((weak));
 
 /* C = A.B, naively. */
 void good(int M, int N, int K, const float *A, int lda, const float *B, int ldb, float *C,
@@ -36,16 +40,35 @@ void wrong(int M, int N, int K, const float *A, int lda, const float *B, int ldb
         C[(M - 1) * ldc + N - 1] += 1;
 }
 
-/* C = A.B when OpenMP's threads would sleep between regions (OMP_WAIT_POLICY
- * passive, as an OpenMP runtime loaded with this module reads it), else wrong. */
-void passive(int M, int N, int K, const float *A, int lda, const float *B, int ldb, float *C,
-             int ldc)
+/* A call of pooled: its arguments, and the thread each of its two cells ran on. */
+typedef struct {
+    int M, N, K, lda, ldb, ldc;
+    const float *A, *B;
+    float *C;
+    pthread_t ran[2];
+} halves;
+
+/* Cell t of a pooled call: rows [t M / 2, (t + 1) M / 2) of C. */
+static void half(void *arg, int t)
 {
-    const char *policy = getenv("OMP_WAIT_POLICY");
-    if (policy && strcmp(policy, "passive") == 0)
-        good(M, N, K, A, lda, B, ldb, C, ldc);
-    else
-        wrong(M, N, K, A, lda, B, ldb, C, ldc);
+    halves *h = arg;
+    int m0 = t * h->M / 2, m1 = (t + 1) * h->M / 2;
+    good(m1 - m0, h->N, h->K, h->A + (ptrdiff_t)m0 * h->lda, h->lda, h->B, h->ldb,
+         h->C + (ptrdiff_t)m0 * h->ldc, h->ldc);
+    h->ran[t] = pthread_self();
+}
+
+/* C = A.B in two cells on the runner's pool: right when the runner exports it and
+ * runs the second cell on a thread of its own, else wrong. */
+void pooled(int M, int N, int K, const float *A, int lda, const float *B, int ldb, float *C,
+            int ldc)
+{
+    halves h = {M, N, K, lda, ldb, ldc, A, B, C, {pthread_self(), pthread_self()}};
+    if (nt_lib_parallel)
+        nt_lib_parallel(2, half, &h);
+    if (nt_lib_parallel && !pthread_equal(h.ran[0], h.ran[1]))
+        return;
+    wrong(M, N, K, A, lda, B, ldb, C, ldc);
 }
 
 /* The fp32 value of a bf16 bit pattern. */
