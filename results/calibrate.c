@@ -84,19 +84,6 @@ enum { NORDERS = sizeof orders / sizeof *orders };
 #define INERT 1e-6
 #define DEPENDENT 1e-6
 
-static int field_index(const char *name)
-{
-    for (int i = 0; i < SP_TARGET_NFIELDS; i++)
-        if (strcmp(sp_target_fields[i].name, name) == 0)
-            return i;
-    return -1;
-}
-
-static double *figure_of(sp_target *t, int field)
-{
-    return (double *)(void *)((char *)t + sp_target_fields[field].off);
-}
-
 /* The largest value the target's check takes of sp_target_fields[field]
  * (0: none). */
 static double most_of(int field)
@@ -160,13 +147,12 @@ static bool fitted(const problem *pb, int f)
 static void resolve_orders(problem *pb)
 {
     const sp_target *t = pb->start;
-    unsigned kind = 1u << t->kind;
     pb->norders = 0;
     for (int i = 0; i < NORDERS; i++) {
-        int below = field_index(orders[i].below), above = field_index(orders[i].above);
-        if (below >= 0 && above >= 0 && (sp_target_fields[below].kinds & kind) &&
-            (sp_target_fields[above].kinds & kind) &&
-            !(orders[i].l3 && t->kind == SP_CPU && t->cpu.cache[SP_CL3] == 0)) {
+        int below = sp_target_field_index(orders[i].below, t->kind);
+        int above = sp_target_field_index(orders[i].above, t->kind);
+        bool no_l3 = t->kind == SP_CPU && t->cpu.cache[SP_CL3] == 0;
+        if (below >= 0 && above >= 0 && !(orders[i].l3 && no_l3)) {
             pb->below[pb->norders] = below;
             pb->above[pb->norders++] = above;
         }
@@ -189,13 +175,14 @@ static void target_at(const problem *pb, const gsl_vector *x, sp_target *t, int 
         double v = gsl_vector_get(x, j);
         double lo = pb->mid[j] - log(REACH), hi = pb->top[j];
         v = v < lo ? lo : v > hi ? hi : v;
-        *figure_of(t, pb->field[j]) = exp(v);
+        *sp_target_figure_at(t, pb->field[j]) = exp(v);
         from[pb->field[j]] = pb->field[j];
     }
     for (int i = 0; i < pb->norders; i++) {
         int below = pb->below[i], above = pb->above[i];
-        if (from[above] >= 0 && !fitted(pb, below) && *figure_of(t, below) > *figure_of(t, above)) {
-            *figure_of(t, below) = *figure_of(t, above);
+        if (from[above] >= 0 && !fitted(pb, below) &&
+            *sp_target_figure_at(t, below) > *sp_target_figure_at(t, above)) {
+            *sp_target_figure_at(t, below) = *sp_target_figure_at(t, above);
             from[below] = from[above];
         }
     }
@@ -208,8 +195,7 @@ static void target_at(const problem *pb, const gsl_vector *x, sp_target *t, int 
 static int passes(const problem *pb, const sp_target *t, int field)
 {
     for (int i = 0; i < pb->norders; i++)
-        if (pb->below[i] == field &&
-            *figure_of((sp_target *)t, field) > *figure_of((sp_target *)t, pb->above[i]))
+        if (pb->below[i] == field && sp_target_figure(t, field) > sp_target_figure(t, pb->above[i]))
             return pb->above[i];
     return -1;
 }
@@ -334,14 +320,12 @@ static bool choose(const sp_target *t, bool seconds, const rs_fit_opts *o, int *
         for (int i = 0; i < NFREE; i++)
             if (strcmp(free_figures[i].name, name) == 0)
                 free_i = i;
-        int f = field_index(name);
-        bool applies = f >= 0 && free_i >= 0 && (sp_target_fields[f].kinds >> t->kind & 1) &&
-                       (scaled || !free_figures[free_i].seconds);
+        int f = sp_target_field_index(name, t->kind);
+        bool applies = f >= 0 && free_i >= 0 && (scaled || !free_figures[free_i].seconds);
         if (!applies && o->fields) {
             char names[512] = "";
             for (int i = 0, used = 0; i < NFREE; i++) {
-                int g = field_index(free_figures[i].name);
-                if ((sp_target_fields[g].kinds >> t->kind & 1) &&
+                if (sp_target_field_index(free_figures[i].name, t->kind) >= 0 &&
                     (scaled || !free_figures[i].seconds))
                     used += snprintf(names + used, sizeof names - (size_t)used, "%s%s",
                                      used ? ", " : "", free_figures[i].name);
@@ -518,7 +502,7 @@ static run_status run(problem *pb, int *field, const gsl_vector *rows_wts, doubl
     for (size_t i = 0; i < nr; i++)
         gsl_vector_set(wts, i, i < n ? gsl_vector_get(rows_wts, i) : wprior);
     for (size_t j = 0; j < p; j++) {
-        double v = *figure_of((sp_target *)pb->start, field[j]);
+        double v = sp_target_figure(pb->start, field[j]);
         double s = log(v > 0 ? v : FLOOR);
         gsl_vector_set(x, j, s);
         pb->mid[j] = s;
@@ -592,7 +576,7 @@ static run_status run(problem *pb, int *field, const gsl_vector *rows_wts, doubl
     if (npast && chosen) {
         snprintf(err, errlen, "%s runs past %s at the fit (%.6g against %.6g): fit without it",
                  sp_target_fields[field[past[0]]].name, sp_target_fields[over[0]].name,
-                 *figure_of(&at, field[past[0]]), *figure_of(&at, over[0]));
+                 sp_target_figure(&at, field[past[0]]), sp_target_figure(&at, over[0]));
         goto done;
     }
     if (npast) {
@@ -636,7 +620,7 @@ static run_status run(problem *pb, int *field, const gsl_vector *rows_wts, doubl
     for (size_t j = 0; j < p; j++) {
         double v = gsl_vector_get(sol, j), half = t975 * sqrt(s2 * gsl_matrix_get(cov, j, j));
         fig[j] = (rs_fit_figure){.field = field[j],
-                                 .start = *figure_of((sp_target *)pb->start, field[j]),
+                                 .start = sp_target_figure(pb->start, field[j]),
                                  .value = exp(v), .lo = exp(v - half), .hi = exp(v + half)};
         if (!(fig[j].hi / fig[j].lo <= SPREAD))
             loose[nloose++] = j;

@@ -187,6 +187,19 @@ static bool store(const sp_target_field *f, const char *s, sp_target *t, char *e
     return false;
 }
 
+double *sp_target_figure_at(sp_target *t, int field)
+{
+    if (field < 0 || field >= SP_TARGET_NFIELDS || sp_target_fields[field].type != SP_FIELD_NUM)
+        return NULL;
+    return (double *)(void *)((char *)t + sp_target_fields[field].off);
+}
+
+double sp_target_figure(const sp_target *t, int field)
+{
+    const double *p = sp_target_figure_at((sp_target *)t, field);
+    return p ? *p : NAN;
+}
+
 /* The index of the field called key of kind k, or -1. */
 static int find(const char *key, size_t len, int k)
 {
@@ -195,6 +208,11 @@ static int find(const char *key, size_t len, int k)
             sp_target_fields[i].name[len] == '\0')
             return i;
     return -1;
+}
+
+int sp_target_field_index(const char *name, int kind)
+{
+    return find(name, strlen(name), kind);
 }
 
 #define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return false; } while (0)

@@ -354,6 +354,14 @@ extern const sp_target_field sp_target_fields[];
 /* The name of the field of t that member (a pointer into *t) is, "?" if none:
  * sp_target_field_name(t, &t->buf_align[SP_L1]) is "align.l1". */
 const char *sp_target_field_name(const sp_target *t, const void *member);
+/* The index in sp_target_fields of kind's (sp_kind) field called name, or -1
+ * (names repeat across kinds: "l1" is an NPU buffer and a CPU cache). */
+int sp_target_field_index(const char *name, int kind);
+/* Where t's figure sp_target_fields[field] is, for a number field (a double);
+ * NULL for a field of another type or an index out of range. */
+double *sp_target_figure_at(sp_target *t, int field);
+/* The value of t's number field sp_target_fields[field] (NAN for one that is not). */
+double sp_target_figure(const sp_target *t, int field);
 
 /* Room for any target's text (sp_target_print), its terminator included. */
 #define SP_TARGET_TEXT_MAX 2048

@@ -172,12 +172,6 @@ static bool listed(const int *list, size_t n, int field)
     return false;
 }
 
-/* The value of t's numeric field sp_target_fields[field]. */
-static double figure(const sp_target *t, int field)
-{
-    return *(const double *)(const void *)((const char *)t + sp_target_fields[field].off);
-}
-
 static void print_fit(const rs_fit *fit, const sp_target *start, const origin *o, size_t njournals,
                       const rs_fit_opts *opts)
 {
@@ -209,7 +203,8 @@ static void print_fit(const rs_fit *fit, const sp_target *start, const origin *o
                    sp_target_fields[fit->past[j]].name, sp_target_fields[fit->past_of[j]].name);
     for (size_t j = 0; j < fit->nlowered; j++)
         printf("  %s lowered to %.6g: no faster than the fitted %s\n",
-               sp_target_fields[fit->lowered[j]].name, figure(&fit->target, fit->lowered[j]),
+               sp_target_fields[fit->lowered[j]].name,
+               sp_target_figure(&fit->target, fit->lowered[j]),
                sp_target_fields[fit->lowered_by[j]].name);
     printf("\n  converged in %zu iterations; weighted rms of log(estimate/measured)%s on the "
            "fitted rows: %.4f before, %.4f after\n", fit->iterations,
@@ -241,7 +236,8 @@ static bool write_target(const char *path, const rs_fit *fit, const sp_target *s
     }
     for (size_t j = 0; j < fit->nlowered; j++) {
         snprintf(notes[fit->nfig + j], sizeof notes[0], "lowered from %.6g: no faster than %s",
-                 figure(start, fit->lowered[j]), sp_target_fields[fit->lowered_by[j]].name);
+                 sp_target_figure(start, fit->lowered[j]),
+                 sp_target_fields[fit->lowered_by[j]].name);
         note[fit->lowered[j]] = notes[fit->nfig + j];
     }
     return ls_target_write(path, &fit->target, comment, note, err, errlen);

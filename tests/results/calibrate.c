@@ -16,10 +16,7 @@ static char err[1024];
 
 static double *field(sp_target *t, const char *name)
 {
-    for (int i = 0; i < SP_TARGET_NFIELDS; i++)
-        if (strcmp(sp_target_fields[i].name, name) == 0)
-            return (double *)(void *)((char *)t + sp_target_fields[i].off);
-    return NULL;
+    return sp_target_figure_at(t, sp_target_field_index(name, t->kind));
 }
 
 /* Whether the figures named in `moved` (NULL-terminated) are fitted with an

@@ -256,6 +256,31 @@ static void table(void)
     CHECK_STR(sp_target_field_name(&t, &t.buf_align[SP_UB]), "align.ub");
     CHECK_STR(sp_target_field_name(&t, &t.cpu.bw_mem_shared), "bandwidth.mem_shared");
     CHECK_STR(sp_target_field_name(&t, (const char *)&t.clock_mhz + 1), "?");
+    /* by name to index, and a number field's place and value */
+    for (int i = 0; i < SP_TARGET_NFIELDS; i++) {
+        for (int k = 0; k < SP_NKIND; k++) { /* its own kinds find it, the others not */
+            int at = sp_target_field_index(sp_target_fields[i].name, k);
+            if (sp_target_fields[i].kinds >> k & 1)
+                CHECK_INT(at, i);
+            else
+                CHECK(at != i && (at < 0 || sp_target_fields[at].kinds >> k & 1));
+        }
+        double *at = sp_target_figure_at(&t, i);
+        if (sp_target_fields[i].type == SP_FIELD_NUM) {
+            CHECK(at && sp_target_figure(&t, i) == *at);
+            CHECK_STR(sp_target_field_name(&t, at), sp_target_fields[i].name);
+        } else {
+            CHECK(!at && isnan(sp_target_figure(&t, i)));
+        }
+    }
+    CHECK_INT(sp_target_field_index("gm_l1", SP_NPU), -1);
+    CHECK_INT(sp_target_field_index("gm_l1.bandwidth", SP_CPU), -1);
+    CHECK(sp_target_field_index("l1", SP_CPU) >= 0 && sp_target_field_index("l1", SP_NPU) >= 0 &&
+          sp_target_field_index("l1", SP_CPU) != sp_target_field_index("l1", SP_NPU));
+    CHECK_INT(sp_target_field_index("clock_mhz", -1), -1);
+    CHECK_INT(sp_target_field_index("", SP_NPU), -1);
+    CHECK(!sp_target_figure_at(&t, -1) && !sp_target_figure_at(&t, SP_TARGET_NFIELDS));
+    CHECK(sp_target_figure(&t, sp_target_field_index("clock_mhz", t.kind)) == t.clock_mhz);
 }
 
 int main(void)
