@@ -50,14 +50,19 @@ void tn_help(const char *text)
     }
 }
 
-#ifndef NPU_TUNE_VERSION
+#ifndef NPU_TUNE_VERSION /* CMake defines it as the project's version */
 #define NPU_TUNE_VERSION "0"
 #endif
+
+const char *tn_version(void)
+{
+    return NPU_TUNE_VERSION;
+}
 
 int tn_help_all(void)
 {
     printf("npu-tune %s — autotuner for matrix kernels on NPU-style accelerators\n\n",
-           NPU_TUNE_VERSION);
+           tn_version());
     tn_help("usage:\n"
             "  npu-tune [--quiet] [--format text|csv] [--seed N] [--wait] [--safe] SCRIPT.lua\n"
             "                                      run the script's tuning (--wait: queue behind\n"

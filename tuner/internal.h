@@ -11,10 +11,6 @@
 #include "script.h"
 #include "tuner.h"
 
-#ifndef NPU_TUNE_VERSION
-#define NPU_TUNE_VERSION "0"
-#endif
-
 /* Candidates a search is asked for at once: the unit of parallel measurement.
  * Fixed (not the thread count) so that a run does not depend on threads. */
 #define TN_BATCH 8

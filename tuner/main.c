@@ -19,9 +19,6 @@ static bool detect_host(sp_target *t, char *err, size_t errlen)
     return true;
 }
 
-#ifndef NPU_TUNE_VERSION
-#define NPU_TUNE_VERSION "0"
-#endif
 #ifdef NPU_TUNE_MPI
 extern const tn_transport nt_mpi_transport; /* mpi.c */
 #endif
@@ -47,7 +44,7 @@ static int dispatch(int argc, char **argv)
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0)
         return tn_help_all();
     if (strcmp(cmd, "--version") == 0) {
-        printf("npu-tune %s\n", NPU_TUNE_VERSION);
+        printf("npu-tune %s\n", tn_version());
         return TN_OK;
     }
     for (int i = 0; i < NCOMMANDS; i++)

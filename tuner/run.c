@@ -146,7 +146,7 @@ static bool sign(const ls_script *s, const char *script, const plan *pls, size_t
     free(b);
     if (!ok)
         return false;
-    snprintf(sig->version, sizeof sig->version, "%s", NPU_TUNE_VERSION);
+    snprintf(sig->version, sizeof sig->version, "%s", tn_version());
     snprintf(sig->script, sizeof sig->script, "%s", script);
     snprintf(sig->target, sizeof sig->target, "%s", t->name);
     snprintf(sig->measure, sizeof sig->measure, "%s", tu->measure);

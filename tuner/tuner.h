@@ -79,6 +79,9 @@ void tn_help(const char *text);
 /* `npu-tune --help`: every command's usage on stdout; TN_OK. */
 int tn_help_all(void);
 
+/* npu-tune's version ("0.1.0"), as --version prints it and journals record it. */
+const char *tn_version(void);
+
 /* A usage error or a request for help. With why: one line "npu-tune: CMD:
  * WHY (see 'npu-tune CMD --help')" on stderr, TN_USAGE (cmd NULL: the script
  * runner). Without: `text` on stdout, TN_OK (main checks that standard

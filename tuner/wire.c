@@ -98,7 +98,7 @@ bool tn_get_measurement(tn_in *in, ms_measurement *m)
 static void build_mark(char *out, size_t len)
 {
     snprintf(out, len, "npu-tune %s target %zu problem %zu config %zu peak %zu",
-             NPU_TUNE_VERSION, sizeof(sp_target), sizeof(sp_problem), sizeof(sp_config),
+             tn_version(), sizeof(sp_target), sizeof(sp_problem), sizeof(sp_config),
              sizeof(ms_peak));
 }
 
