@@ -183,6 +183,23 @@ isa=sse
 grep -qw avx2 /proc/cpuinfo && isa=AVX2
 grep -qw avx512f /proc/cpuinfo && isa=AVX-512
 virt=$(field "Hypervisor vendor")
+[ -z "$virt" ] && grep -qw hypervisor /proc/cpuinfo && virt="the CPU flags say so"
+# The caches as lscpu gives them, else as the C library does (getconf), where lscpu
+# finds no cache information (some virtual machines).
+caches() {
+    if [ -n "$(field "L1d cache")" ]; then
+        echo "L1d $(field "L1d cache"), L2 $(field "L2 cache"), L3 $(field "L3 cache") (lscpu)"
+        return
+    fi
+    local out="" level name bytes
+    for level in LEVEL1_DCACHE:L1d LEVEL2_CACHE:L2 LEVEL3_CACHE:L3; do
+        name=${level#*:}
+        bytes=$(getconf "${level%:*}_SIZE" 2>/dev/null || true)
+        case $bytes in '' | 0 | -*) continue ;; esac
+        out="$out${out:+, }$name $(awk -v b="$bytes" 'BEGIN { if (b >= 1048576) printf "%g MiB", b / 1048576; else printf "%g KiB", b / 1024 }')"
+    done
+    echo "${out:-unknown} (getconf)"
+}
 commit=$(git -C "$src" describe --always --dirty 2>/dev/null || echo "not a git checkout")
 version=$("$build/tuner/npu-tune" --version)
 
@@ -231,8 +248,8 @@ as_markdown() {
     echo
     echo "## The machine"
     echo
-    echo "- CPU: $(field "Model name"), $(nproc) cores online ($(field "Thread(s) per core") thread(s) per core), $isa"
-    echo "- caches: L1d $(field "L1d cache"), L2 $(field "L2 cache"), L3 $(field "L3 cache") (lscpu)"
+    echo "- CPU: $(field "Model name") (family $(field "CPU family"), model $(field "Model")), $(nproc) cores online ($(field "Thread(s) per core") thread(s) per core), $isa"
+    echo "- caches: $(caches)"
     echo "- ${virt:+virtual machine ($virt), }Linux $(uname -r), $(grep -m1 MemTotal /proc/meminfo | awk '{printf "%.0f GiB", $2 / 1048576}') of memory"
     echo "- compiler: $(cc --version | head -1)"
     echo "- $version, commit $commit, build \`$build\` ($(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$build/CMakeCache.txt"))"
