@@ -374,7 +374,8 @@ bool ls_target_table(lua_State *L, int idx, sp_target *out, char *err, size_t er
             const char *slash = strrchr(base, '/');
             const char *stem = slash ? slash + 1 : base;
             int n = ls_target_path(stem) ? (int)strlen(stem) - 4 : (int)strlen(stem);
-            snprintf(t.name, sizeof t.name, "%.*s-custom", n > 40 ? 40 : n, stem);
+            /* within the 40 characters a script's own name may have */
+            snprintf(t.name, sizeof t.name, "%.*s-custom", n > 33 ? 33 : n, stem);
             ok = ls_target_read(L, idx, &t, false, "base", err, errlen);
         }
     }

@@ -86,6 +86,17 @@ static void round_trip(void)
     CHECK_STR(back.name, "t-custom");
     CHECK_INT(back.cores, 8);
     CHECK_DBL(back.path[SP_GM_L1].bandwidth, t.path[SP_GM_L1].bandwidth);
+    /* a derived name keeps to the 40 characters a script's own name may have */
+    const char *stem = "a_calibration_of_the_board_in_the_lab_rack_7";
+    char file[64];
+    snprintf(file, sizeof file, "%s.lua", stem);
+    CHECK(ls_target_write(path_in(dir, file), &t, NULL, NULL, err, sizeof err));
+    snprintf(s, sizeof s,
+             "target { base = \"%s\" }\nmatmul { name = \"p\", shapes = {{64, 64, 64}} }\n",
+             path_in(dir, file));
+    CHECK(script_target(s, &back));
+    CHECK_STR(back.name, "a_calibration_of_the_board_in_the-custom");
+    CHECK_INT((int)strlen(back.name), 40);
 
     /* an invalid target is not written, and nothing is left */
     t.cores = 0;
