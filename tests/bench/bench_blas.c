@@ -198,11 +198,14 @@ static bool applies(const contender *c, shape s)
     return !c->small_only || (double)s.M * s.N * s.K <= 128.0 * 128 * 128;
 }
 
-/* Runs contender c on the shapes s[0..n) once as round r at `threads`
- * threads under wait policy `policy` (NULL: the default). False (said) if it failed. */
+/* Runs contender c on the shapes s[0..n) once as round r at `threads` threads under
+ * wait policy `policy` (NULL: the default), each shape in a process of its own: a
+ * shape timed after others finds the heap (and so its operands' placement) in
+ * another state, which moves a small shape's time by a few percent, and the peers
+ * that apply only to small shapes would not share that history. False (said) if it failed. */
 static bool run_round(contender *c, const shape *s, int n, int r, int threads, const char *policy)
 {
-    char thr[16], names[MAXSHAPES][40];
+    char thr[16];
     snprintf(thr, sizeof thr, "%d", threads);
     for (size_t i = 0; i < sizeof env_names / sizeof *env_names; i++)
         unsetenv(env_names[i]);
@@ -218,41 +221,33 @@ static bool run_round(contender *c, const shape *s, int n, int r, int threads, c
         *eq = '\0';
         setenv(kv, eq + 1, 1);
     }
-    const char *argv[MAXSHAPES + 6];
-    int a = 0;
-    if (c->so) {
-        argv[a++] = self_exe, argv[a++] = "--driver", argv[a++] = c->so, argv[a++] = c->sym;
-    } else
-        argv[a++] = xsmm_exe;
-    int first = a;
-    for (int i = 0; i < n; i++)
-        if (applies(c, s[i])) {
-            snprintf(names[i], sizeof names[i], "%dx%dx%d", s[i].M, s[i].N, s[i].K);
-            argv[a++] = names[i];
-        }
-    argv[a] = NULL;
-    if (a == first)
-        return true;
-    bs_spawn_opts o = {.argv = argv, .io = {BS_NULL, BS_PIPE, BS_PIPE}, .group = true};
-    static bs_result res;
-    bs_run(&o, 600, &res);
-    if (res.spawn_error || !res.exited || res.code != 0) {
-        fprintf(stderr, "bench_blas: %s failed: %s%s", c->name,
-                res.spawn_error ? strerror(res.spawn_error) : "", res.err);
-        return false;
-    }
-    char *line = res.out;
     for (int i = 0; i < n; i++) {
         if (!applies(c, s[i]))
             continue;
+        char name[40];
+        snprintf(name, sizeof name, "%dx%dx%d", s[i].M, s[i].N, s[i].K);
+        const char *argv[6];
+        int a = 0;
+        if (c->so)
+            argv[a++] = self_exe, argv[a++] = "--driver", argv[a++] = c->so, argv[a++] = c->sym;
+        else
+            argv[a++] = xsmm_exe;
+        argv[a++] = name;
+        argv[a] = NULL;
+        bs_spawn_opts o = {.argv = argv, .io = {BS_NULL, BS_PIPE, BS_PIPE}, .group = true};
+        static bs_result res;
+        bs_run(&o, 600, &res);
+        if (res.spawn_error || !res.exited || res.code != 0) {
+            fprintf(stderr, "bench_blas: %s failed on %s: %s%s", c->name, name,
+                    res.spawn_error ? strerror(res.spawn_error) : "", res.err);
+            return false;
+        }
         double t;
-        char *nl = strchr(line, '\n');
-        if (!nl || sscanf(line, "%*s %lf", &t) != 1) {
-            fprintf(stderr, "bench_blas: %s printed no time for %s\n", c->name, names[i]);
+        if (sscanf(res.out, "%*s %lf", &t) != 1) {
+            fprintf(stderr, "bench_blas: %s printed no time for %s\n", c->name, name);
             return false;
         }
         c->t[i][r] = t;
-        line = nl + 1;
     }
     return true;
 }

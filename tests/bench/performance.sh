@@ -135,8 +135,9 @@ made from, and the model's accuracy on the 2500 held-out rows before and after."
 [bench.blas]="The library of \`npu-tune lib\` against OpenBLAS, BLIS and libxsmm through \`cblas_sgemm\`:
 tests/bench/bench_blas.sh tunes the shapes of tests/bench/blas_bench.lua on this host (budget
 \`NPU_TUNE_BUDGET\`, default 12; at one thread, and at one or two threads per shape), builds a
-library from each table, then bench_blas runs each library in its own process (a driver that
-loads it), the libraries in turn in each round, each shape a burst whose median call is the
+library from each table, then bench_blas times each library on each shape in a process of
+its own (a driver that loads it: a shape timed after others would find its operands placed
+otherwise), the libraries in turn in each round, each a burst whose median call is the
 sample. OpenBLAS runs with the core type fastest here (tried first), BLIS with
 BLIS_ARCH_TYPE=skx on AVX-512 CPUs (else Debian's BLIS takes generic kernels there) and its
 own choice elsewhere, libxsmm's JIT kernels (one thread) on the small shapes. At 1 and 2 threads,
