@@ -31,7 +31,7 @@ struct tn_fits {
     size_t nrows, caprows;
     record *rec;           /* read from the record of a resumed run */
     size_t nrec;
-    size_t refits, need;
+    size_t refits, refused, need; /* fits taken, fits not taken, rows before the first */
     size_t fitted_rows;    /* the rows of the last fit */
 };
 
@@ -210,7 +210,11 @@ bool tn_fits_batch(tn_fits *f, size_t problem, size_t told, const sp_problem *p,
             *changed = !sp_target_same(&f->rec[i].t, &f->now, NULL, 0);
             f->now = f->rec[i].t;
             f->fitted_rows = f->nrows;
-            f->refits++;
+            /* a fit not taken is recorded as the script's figures */
+            if (sp_target_same(&f->now, &f->start, NULL, 0))
+                f->refused++;
+            else
+                f->refits++;
             return true;
         }
     size_t grown = f->fitted_rows / 4 > TN_BATCH ? f->fitted_rows / 4 : TN_BATCH;
@@ -225,9 +229,18 @@ bool tn_fits_batch(tn_fits *f, size_t problem, size_t told, const sp_problem *p,
         return false;
     }
     if (rs_calibrate(&f->start, f->rows, f->nrows, &o, fit, why, sizeof why)) {
-        *changed = !sp_target_same(&fit->target, &f->now, NULL, 0);
-        f->now = fit->target;
-        f->refits++;
+        /* Figures that rank the rows they were fitted to worse than the script's
+         * (Spearman averaged over the shapes) lower the residuals by what the
+         * rows' order does not show, such as a level each shape has of its own:
+         * the search ranks by the script's figures instead. */
+        bool take = fit->after.spearman >= fit->before.spearman;
+        const sp_target *use = take ? &fit->target : &f->start;
+        *changed = !sp_target_same(use, &f->now, NULL, 0);
+        f->now = *use;
+        if (take)
+            f->refits++;
+        else
+            f->refused++;
         free(fit);
         return record_fit(f, problem, told, err, errlen);
     }
@@ -243,6 +256,11 @@ const sp_target *tn_fits_target(const tn_fits *f)
 size_t tn_fits_count(const tn_fits *f)
 {
     return f ? f->refits : 0;
+}
+
+size_t tn_fits_refused(const tn_fits *f)
+{
+    return f ? f->refused : 0;
 }
 
 const char *tn_fits_path(const tn_fits *f)

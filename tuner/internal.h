@@ -68,18 +68,22 @@ tn_fits *tn_fits_open(const char *journal, const rs_signature *sig, bool resumed
  * figures the record holds for (problem, told) are taken, else the model is
  * refitted (rs_calibrate, all rows, none held out) once the rows reach 2 per
  * free figure of the kind and have grown by a quarter (at least a batch)
- * since the last fit, and the fit is recorded. *changed: the figures in use
- * changed. A fit that fails changes nothing; false only when the record
- * cannot be written or memory ran out. */
+ * since the last fit; a fit is taken when it ranks those rows at least as
+ * well as the script's figures, else the script's figures are, and the
+ * figures taken are recorded. *changed: the figures in use changed. A fit
+ * that fails changes nothing; false only when the record cannot be written
+ * or memory ran out. */
 bool tn_fits_batch(tn_fits *f, size_t problem, size_t told, const sp_problem *p,
                    const sp_candidate *cands, const size_t *idx, size_t n,
                    const ms_measurement *ms, const char *unit, bool *changed, char *err,
                    size_t errlen);
 
-/* The figures in use; how many fits were taken (0 for NULL); the record's
- * path (NULL: none). */
+/* The figures in use; how many fits were taken and how many not (ranking
+ * the rows worse than the script's figures; 0 for NULL); the record's path
+ * (NULL: none). */
 const sp_target *tn_fits_target(const tn_fits *f);
 size_t tn_fits_count(const tn_fits *f);
+size_t tn_fits_refused(const tn_fits *f);
 const char *tn_fits_path(const tn_fits *f);
 
 /* The model's figures of c[0..n) (configs of p) at the figures in use. */

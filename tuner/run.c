@@ -575,10 +575,15 @@ static void summary(const tn_session *r, const plan *pls, size_t np)
                "best config is the final's\n",
                nfinal, np, TN_FINALISTS, 100 * TN_FINAL_MARGIN);
     const char *record = tn_fits_path(r->fits);
-    if (tn_fits_count(r->fits))
+    size_t taken = tn_fits_count(r->fits), refused = tn_fits_refused(r->fits);
+    if (taken || refused) {
         printf("calibrate: the search ranked by the model refitted %zu times to the run's "
-               "measurements%s%s\n",
-               tn_fits_count(r->fits), record ? "; its figures: " : "", record ? record : "");
+               "measurements", taken);
+        if (refused)
+            printf(" (%zu more fit%s ranked them worse than the script's figures and %s not "
+                   "taken)", refused, refused == 1 ? "" : "s", refused == 1 ? "was" : "were");
+        printf("%s%s\n", record ? "; its figures: " : "", record ? record : "");
+    }
     if (!r->have_peak)
         return;
     printf("%s roofline: %s\n", r->backend->name, r->peak.text);

@@ -4,7 +4,8 @@
 # for the same input; and what it refuses in one line, writing nothing: journals of
 # two targets, an output that is an input, empty, foreign and broken journals, a
 # huge line, too few rows, no convergence, a figure the rows cannot pin, a bad clock
-# in the sidecar. A host journal starts from the clock its run measured.
+# in the sidecar. A host journal starts from the clock its run measured. A run's
+# refit that ranks its rows worse than the script's figures is not taken.
 # Usage: calibrate.sh NPU_TUNE
 set -u
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -138,6 +139,31 @@ has "calibrate through /dev/null" "$out" "calibrate: the search ranked by the mo
 sed 's|table = "cal-table.csv"|table = "cal.csv.fit"|' "$work/cal.lua" >"$work/clash.lua"
 run 1 --quiet clash.lua
 has "record is the table" "$err" "cal.csv.fit"
+# a fit that ranks the rows worse than the script's figures is not taken: a board whose
+# times are the simulator's, one shape's a hundred times over (a level of its own, which
+# the figures can only meet by reordering the configs)
+cat >"$work/lv.lua" <<EOF
+target "ascend910"
+matmul { name = "p", shapes = { {256, 256, 256}, {200, 1000, 64}, {384, 384, 64},
+                                {512, 128, 256}, {96, 640, 128}, {320, 320, 320} } }
+space { m = multiples(16, 128), n = multiples(16, 128), k = multiples(16, 128),
+        double_buffer = { false, true } }
+tune { measure = { command = "c=\$('$bin' sim {kernel} --format csv | tail -n 1 | cut -d, -f1); case {shape} in 200x1000x64) c=\$((c * LEVEL));; esac; echo \$c cycles" },
+       verify = false, final = false, budget = 32, calibrate = true, results = "lv.csv" }
+EOF
+sed 's/LEVEL/100/' "$work/lv.lua" >"$work/lv100.lua"
+run 0 --quiet lv100.lua
+has "calibrate: a fit not taken" "$out" "refitted 0 times to the run's measurements (1 more fit ranked them worse than the script's figures and was not taken)"
+run 0 gen --target ascend910 --shape 256x256x256 --strategy OS --tile 64x64x64
+same "calibrate: the script's figures recorded" "$(sed -n 2p "$work/lv.csv.fit" | cut -d' ' -f3-)" \
+    "$(printf '%s\n' "$out" | sed -n 's/^target //p')"
+run 0 --quiet lv100.lua
+has "calibrate: resumed alike" "$out" "refitted 0 times to the run's measurements (1 more fit"
+rm -rf "$work"/lv.csv*
+# the same rows at one level: fits are taken
+sed 's/LEVEL/1/' "$work/lv.lua" >"$work/lv1.lua"
+run 0 --quiet lv1.lua
+has "calibrate: fits taken" "$out" "refitted 2 times to the run's measurements"
 
 # --- a host journal: the start is the clock the run measured (its sidecar has it), not
 # one measured again, so that the same journal gives the same file ---
