@@ -147,15 +147,22 @@ dispatcher's cost: nt_sgemm against the kernel of its 64x64x64 entry called dire
 both in one process, a burst each in turn."
 )
 # What a bench needs besides the build: a function that prints what is missing, or nothing.
+# Whether the loader knows library $1 (the cache read whole first: under pipefail, a
+# `grep -q` that stops early fails the pipe when ldconfig gets SIGPIPE).
+known() {
+    local cache
+    cache=$(ldconfig -p 2>/dev/null) || true
+    grep -q "$1" <<<"$cache"
+}
 openblas() {
-    ldconfig -p 2>/dev/null | grep -q 'libopenblas\.so' ||
+    known 'libopenblas\.so' ||
         echo "OpenBLAS (apt-get install libopenblas-dev; it is loaded at run time, not linked)"
 }
 # OpenBLAS and BLIS, both loaded at run time.
 peers() {
     local o
     o=$(openblas)
-    ldconfig -p 2>/dev/null | grep -q 'libblis\.so\.4' || o="${o:+$o; }BLIS (apt-get install libblis-dev)"
+    known 'libblis\.so\.4' || o="${o:+$o; }BLIS (apt-get install libblis-dev)"
     echo "$o"
 }
 declare -A needs=([bench.cpu_kernel]=openblas [bench.blas]=peers)
