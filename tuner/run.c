@@ -577,8 +577,8 @@ static void summary(const tn_session *r, const plan *pls, size_t np)
     const char *record = tn_fits_path(r->fits);
     size_t taken = tn_fits_count(r->fits), refused = tn_fits_refused(r->fits);
     if (taken || refused) {
-        printf("calibrate: the search ranked by the model refitted %zu times to the run's "
-               "measurements", taken);
+        printf("calibrate: the search ranked by the model refitted %zu time%s to the run's "
+               "measurements", taken, taken == 1 ? "" : "s");
         if (refused)
             printf(" (%zu more fit%s ranked them worse than the script's figures and %s not "
                    "taken)", refused, refused == 1 ? "" : "s", refused == 1 ? "was" : "were");
