@@ -174,6 +174,12 @@ bool cg_host_same_code(sp_dtype da, const sp_config *a, sp_dtype db, const sp_co
  * (static unless defined before it). */
 const char *cg_host_pool_source(void);
 
+/* The lines ahead of kernels that run their threads on that pool: NT_HOST_POOL
+ * defined as nt_lib_parallel, and its declaration, static (the library's pool,
+ * written after them) or weak (a pool the loading program exports, as the timing
+ * runner does; weak so that kernels link with -z defs). */
+const char *cg_host_pool_use(bool weak);
+
 /* ---- a library of host kernels (library.c, with the template host/blas.c) ---- */
 
 /* A kernel of a library: the shape it was tuned for (M x N x K, dtype), its config,

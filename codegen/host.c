@@ -430,3 +430,12 @@ const char *cg_host_pool_source(void)
 {
     return cg_host_pool;
 }
+
+#define POOL_USE "#define NT_HOST_POOL nt_lib_parallel\n"
+#define POOL_PARAMS "(int n, void (*fn)(void *, int), void *arg)"
+
+const char *cg_host_pool_use(bool weak)
+{
+    return weak ? POOL_USE "void nt_lib_parallel" POOL_PARAMS " __attribute__((weak));\n"
+                : POOL_USE "static void nt_lib_parallel" POOL_PARAMS ";\n";
+}

@@ -75,11 +75,10 @@ bool cg_lib_source(FILE *f, const cg_lib_entry *e, size_t n, const cg_lib_entry 
                "#define NT_HOST_EX 1\n"
                "#ifndef __STDC_NO_THREADS__\n"
                "/* ... and runs its threads on the library's pool (pool.c), not OpenMP's */\n"
-               "#define NT_HOST_POOL nt_lib_parallel\n"
-               "static void nt_lib_parallel(int n, void (*fn)(void *, int), void *arg);\n"
+               "%s"
                "#endif\n"
                "#pragma GCC visibility push(hidden)\n",
-            from);
+            from, cg_host_pool_use(false));
     for (size_t i = 0; i < n; i++)
         for (kernel[i] = 0; kernel[i] < i && !same_kernel(&e[kernel[i]], &e[i]); kernel[i]++)
             ;

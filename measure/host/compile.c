@@ -83,11 +83,8 @@ static bool write_file(const char *path, const char *const *text, size_t n)
 
 /* The kernels' threads are the runner's pool (cg_host_pool_source), as a
  * library of kernels runs them: the runner exports nt_lib_parallel (linked with
- * -rdynamic), the kernels call it (declared weak, so that -z defs holds). */
+ * -rdynamic), the kernels call it (cg_host_pool_use(true): declared weak). */
 #define RUNNER_POOL "#define NT_LIB_POOL_API /* exported to the kernels */"
-#define KERNEL_POOL                                                                                \
-    "#define NT_HOST_POOL nt_lib_parallel /* the runner's */\n"                                   \
-    "void nt_lib_parallel(int, void (*)(void *, int), void *) __attribute__((weak));"
 
 /* Names u's files in workdir (unique) and writes its source; false with the
  * reason in u->log. */
@@ -108,7 +105,7 @@ static bool unit_prepare(unit *u, const char *workdir, const hs_job *jobs)
             errno = ENOMEM;
             ok = false;
         } else {
-            text[0] = KERNEL_POOL;
+            text[0] = cg_host_pool_use(true);
             for (size_t i = 0; i < u->count; i++)
                 text[i + 1] = jobs[u->first + i].source;
             ok = write_file(u->src, text, u->count + 1);
