@@ -66,7 +66,7 @@ bool cg_lib_source(FILE *f, const cg_lib_entry *e, size_t n, const cg_lib_entry 
     fprintf(f, "/* npu_tune_gemm.c — GEMM kernels tuned by npu-tune, from %s,\n"
                " * with a dispatcher by shape and the BLAS entry points; generated, do not edit.\n"
                " * Build: the CMakeLists.txt beside it (cc -O3 -march=native -fopenmp). */\n\n"
-               "#define _POSIX_C_SOURCE 200809L /* clock_gettime */\n\n"
+               "#define _GNU_SOURCE /* clock_gettime, sched_getcpu, sched_getaffinity */\n\n"
                "/* What the kernels include, declared with default visibility before theirs */\n"
                "#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n"
                "#ifndef __STDC_NO_THREADS__\n#include <threads.h>\n#endif\n"

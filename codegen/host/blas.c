@@ -9,6 +9,7 @@
  * other shape, NT_LIB_FP32_GENERAL (one thread), then pool.c (the kernels' threads)
  * and this file. */
 
+#include <sched.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -84,11 +85,12 @@ static int nt_lib_find(const nt_lib_shape *e, int n, int M, int N, int K, int *h
 }
 
 /* A dtype's entries, its last pick per thread (the same shape again costs a
- * comparison), and its calls by how they were dispatched. */
+ * comparison), its calls by how they were dispatched and those that ran on
+ * several threads. */
 typedef struct {
     const nt_lib_shape *e;
     int n;
-    long calls[NT_LIB_NHOW];
+    long calls[NT_LIB_NHOW], threaded;
 } nt_lib_table;
 
 /* In the initial-exec TLS model: a load at a fixed offset from the thread
@@ -118,8 +120,10 @@ static int nt_lib_pick(nt_lib_table *t, int M, int N, int K)
     return c->pick;
 }
 
-/* NPU_TUNE_GEMM_THREADS=1 (read once, at load): every call on one thread. */
-static int nt_lib_one_thread;
+/* The most threads a call may take (read once, at load): NPU_TUNE_GEMM_THREADS,
+ * else OMP_NUM_THREADS (its first number), and no more than the CPUs this
+ * process may run on. An entry tuned on more runs on one. */
+static int nt_lib_most = 1 << 20;
 
 /* ---- the kernels' threads ---- */
 
@@ -193,15 +197,16 @@ static double nt_lib_start_cost(int n, int awake)
 }
 
 /* The threads entry e runs an M x N x K problem on: its own count, or one when
- * what more threads save cannot pay for starting them. The time on one thread is
- * estimated from the entry's tuned time, as if its threads had scaled perfectly
- * (which favours threads), scaled by the work; the threads are kept when they
- * save more than twice the start-up (nt_lib_start_cost: asleep or awake, as the
- * pool's workers are now; a call that runs on one thread while they sleep
- * rouses them for the calls that follow). */
-static int nt_lib_threads(const nt_lib_shape *e, int M, int N, int K)
+ * it has more than a call may take (nt_lib_most) or when what more threads save
+ * cannot pay for starting them. The time on one thread is estimated from the
+ * entry's tuned time, as if its threads had scaled perfectly (which favours
+ * threads), scaled by the work; the threads are kept when they save more than
+ * twice the start-up (nt_lib_start_cost: asleep or awake, as the pool's workers
+ * are now; a call that runs on one thread while they sleep rouses them for the
+ * calls that follow). */
+static int nt_lib_threads_of(const nt_lib_shape *e, int M, int N, int K)
 {
-    if (e->cores <= 1 || nt_lib_one_thread)
+    if (e->cores <= 1 || e->cores > nt_lib_most)
         return 1;
     if (e->seconds <= 0)
         return e->cores;
@@ -220,12 +225,21 @@ static int nt_lib_threads(const nt_lib_shape *e, int M, int N, int K)
     return 1;
 }
 
+/* The same for entry i of t, counting the calls on several threads. */
+static int nt_lib_threads(nt_lib_table *t, int i, int M, int N, int K)
+{
+    int n = nt_lib_threads_of(&t->e[i], M, N, K);
+    if (nt_lib_counting && n > 1)
+        __atomic_fetch_add(&t->threaded, 1, __ATOMIC_RELAXED);
+    return n;
+}
+
 /* ---- fp32 ---- */
 
 static const nt_lib_shape nt_lib_s_shape[] = {NT_LIB_FP32(NT_LIB_SHAPE){0, 0, 0, 0, 0, 0, 0, 0}};
 static nt_lib_sfn *const nt_lib_s_fn[] = {NT_LIB_FP32(NT_LIB_FN) NULL};
 static nt_lib_table nt_lib_s = {nt_lib_s_shape, (int)(sizeof nt_lib_s_fn / sizeof *nt_lib_s_fn) - 1,
-                                {0}};
+                                {0}, 0};
 
 /* Row-major C (M x N) = alpha op(A) op(B) + beta C with arguments a BLAS has
  * checked, by the kernel the dispatcher picks. */
@@ -244,7 +258,7 @@ static void nt_lib_sgemm(int ta, int tb, int M, int N, int K, float alpha, const
         NT_LIB_FP32_GENERAL(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 1);
     else
         nt_lib_s_fn[i](ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
-                       nt_lib_threads(&nt_lib_s_shape[i], M, N, K));
+                       nt_lib_threads(&nt_lib_s, i, M, N, K));
 }
 
 NT_GEMM_API void nt_sgemm(int M, int N, int K, const float *A, int lda, const float *B, int ldb, float *C,
@@ -262,7 +276,7 @@ NT_GEMM_API void nt_sgemm(int M, int N, int K, const float *A, int lda, const fl
         NT_LIB_##D(NT_LIB_SHAPE){0, 0, 0, 0, 0, 0, 0, 0}};                                      \
     static nt_lib_hfn *const nt_lib_##D##_fn[] = {NT_LIB_##D(NT_LIB_FN) NULL};                 \
     static nt_lib_table nt_lib_##D = {                                                          \
-        nt_lib_##D##_shape, (int)(sizeof nt_lib_##D##_fn / sizeof *nt_lib_##D##_fn) - 1, {0}};  \
+        nt_lib_##D##_shape, (int)(sizeof nt_lib_##D##_fn / sizeof *nt_lib_##D##_fn) - 1, {0}, 0};\
     NT_GEMM_API void NAME(int M, int N, int K, const uint16_t *A, int lda, const uint16_t *B,  \
                           int ldb, float *C, int ldc)                                          \
     {                                                                                           \
@@ -273,7 +287,7 @@ NT_GEMM_API void nt_sgemm(int M, int N, int K, const float *A, int lda, const fl
             NT_LIB_##D##_GENERAL(0, 0, M, N, K, 1.0f, A, lda, B, ldb, 0.0f, C, ldc, 1);         \
         else                                                                                    \
             nt_lib_##D##_fn[i](0, 0, M, N, K, 1.0f, A, lda, B, ldb, 0.0f, C, ldc,               \
-                               nt_lib_threads(&nt_lib_##D##_shape[i], M, N, K));                \
+                               nt_lib_threads(&nt_lib_##D, i, M, N, K));                       \
     }
 #ifdef NT_LIB_BF16
 NT_LIB_16(BF16, nt_sbgemm)
@@ -291,7 +305,8 @@ static void nt_lib_report(const char *name, const nt_lib_table *t)
         return;
     fprintf(stderr, "npu_tune_gemm: %s: %ld call%s:", name, n, n == 1 ? "" : "s");
     for (int h = 0; h < NT_LIB_NHOW; h++)
-        fprintf(stderr, " %ld %s%s", t->calls[h], nt_lib_how[h], h + 1 < NT_LIB_NHOW ? "," : "\n");
+        fprintf(stderr, " %ld %s%s", t->calls[h], nt_lib_how[h], h + 1 < NT_LIB_NHOW ? "," : ";");
+    fprintf(stderr, " %ld on several threads\n", t->threaded);
 }
 
 __attribute__((destructor)) static void nt_lib_end(void)
@@ -311,10 +326,19 @@ __attribute__((constructor)) static void nt_lib_start(void)
 {
     const char *s = getenv("NPU_TUNE_GEMM_STATS"), *t = getenv("NPU_TUNE_GEMM_THREADS");
     nt_lib_counting = s && *s && strcmp(s, "0") != 0;
-    nt_lib_one_thread = t && strcmp(t, "1") == 0;
+    if (!t || !*t)
+        t = getenv("OMP_NUM_THREADS");
+    char *end;
+    long most = t && *t ? strtol(t, &end, 10) : 0;
+    if (most >= 1 && (*end == '\0' || *end == ',') && most < nt_lib_most)
+        nt_lib_most = (int)most;
+#if defined(__linux__) && defined(_GNU_SOURCE)
+    cpu_set_t cpus;
+    if (sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) < nt_lib_most)
+        nt_lib_most = CPU_COUNT(&cpus);
+#endif
 #ifdef NT_HOST_POOL
     const char *spin = getenv("NPU_TUNE_GEMM_SPIN_US");
-    char *end;
     double us = spin && *spin ? strtod(spin, &end) : -1;
     if (us >= 0 && us <= 1e7 && *end == '\0')
         nt_lib_spin = us * 1e-6;

@@ -3,9 +3,10 @@
 
 /* Written ahead of the library's blas.c (nt_lib_parallel static there) and of the
  * runner (NT_LIB_POOL_API empty: exported, for the kernels it loads). */
-#ifndef _POSIX_C_SOURCE
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#if !defined(_POSIX_C_SOURCE) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* clock_gettime, sched_getcpu */
 #endif
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
@@ -35,7 +36,10 @@ static double nt_lib_now(void)
  * call soon after the last starts at once, then sleeps until the next. One
  * call at a time: another caller meanwhile (a program's own threads) runs its
  * cells one after another on its own thread. A child of fork has none of its
- * parent's workers: the pool starts afresh there. */
+ * parent's workers: the pool starts afresh there. A spinning thread gives up
+ * its CPU now and then when another of the pool's threads is on the same one
+ * (a process confined to fewer CPUs, or threads the scheduler has not yet
+ * spread): spinning there would only keep the other from its work. */
 enum { NT_LIB_POOL_MAX = 256, NT_LIB_SPIN_US = 200 };
 static struct {
     mtx_t lock;
@@ -52,6 +56,7 @@ static struct {
     atomic_int made;        /* workers 1..made exist */
     unsigned born[NT_LIB_POOL_MAX]; /* the generation before worker i's first call */
     atomic_int pid;         /* of the process that made them */
+    atomic_int cpu[NT_LIB_POOL_MAX]; /* where thread i (0: the caller) last spun; -1: asleep */
 } nt_lib_pool = {.busy = ATOMIC_FLAG_INIT};
 static double nt_lib_spin = NT_LIB_SPIN_US * 1e-6;
 static once_flag nt_lib_pool_once = ONCE_FLAG_INIT;
@@ -68,6 +73,29 @@ static inline void nt_lib_relax(void)
 #if defined(__x86_64__) || defined(__i386__)
     _mm_pause();
 #endif
+}
+
+/* The CPU the calling thread runs on, -1 where that cannot be known. */
+static inline int nt_lib_cpu(void)
+{
+#if defined(__linux__) && defined(_GNU_SOURCE)
+    return sched_getcpu();
+#else
+    return -1;
+#endif
+}
+
+/* Lets another thread on this CPU run when one of the pool's does (or it
+ * cannot be known): thread `id` (0: the caller) spinning, at most `made`
+ * workers. */
+static void nt_lib_share(int id, int made)
+{
+    int cpu = nt_lib_cpu(), crowded = cpu < 0;
+    atomic_store_explicit(&nt_lib_pool.cpu[id], cpu, memory_order_relaxed);
+    for (int i = 0; i <= made && !crowded; i++)
+        crowded = i != id && atomic_load_explicit(&nt_lib_pool.cpu[i], memory_order_relaxed) == cpu;
+    if (crowded)
+        thrd_yield();
 }
 
 /* Whether a worker that last worked or woke at `since` still spins: for
@@ -87,10 +115,15 @@ static int nt_lib_worker(void *p)
         double t0 = nt_lib_now();
         unsigned g;
         for (long spins = 0; (g = atomic_load(&nt_lib_pool.gen)) == seen; spins++) {
-            if ((spins & 255) || nt_lib_spinning(t0)) { /* the clock every 256 spins */
+            if (spins & 255) {
                 nt_lib_relax();
                 continue;
             }
+            if (nt_lib_spinning(t0)) { /* the clock every 256 spins */
+                nt_lib_share(id, atomic_load(&nt_lib_pool.made));
+                continue;
+            }
+            atomic_store(&nt_lib_pool.cpu[id], -1);
             mtx_lock(&nt_lib_pool.lock);
             unsigned alert = atomic_load(&nt_lib_pool.alert); /* before it counts as asleep */
             atomic_fetch_add(&nt_lib_pool.sleepers, 1);
@@ -101,6 +134,7 @@ static int nt_lib_worker(void *p)
             t0 = nt_lib_now(); /* a call, or roused: spin again */
         }
         seen = g;
+        atomic_store_explicit(&nt_lib_pool.cpu[id], nt_lib_cpu(), memory_order_relaxed);
         if (id < nt_lib_pool.n)
             nt_lib_pool.fn(nt_lib_pool.arg, id);
         atomic_fetch_sub(&nt_lib_pool.pending, 1); /* every worker, so none lags into the next */
@@ -126,6 +160,7 @@ NT_LIB_POOL_API void nt_lib_parallel(int n, void (*fn)(void *, int), void *arg)
     while (nt_lib_pool.made < n - 1) {
         thrd_t w;
         nt_lib_pool.born[nt_lib_pool.made + 1] = atomic_load(&nt_lib_pool.gen);
+        atomic_store(&nt_lib_pool.cpu[nt_lib_pool.made + 1], -1);
         if (thrd_create(&w, nt_lib_worker, (void *)(intptr_t)(nt_lib_pool.made + 1)) != thrd_success)
             break;
         thrd_detach(w);
@@ -135,6 +170,7 @@ NT_LIB_POOL_API void nt_lib_parallel(int n, void (*fn)(void *, int), void *arg)
     int workers = n - 1 < nt_lib_pool.made ? n - 1 : nt_lib_pool.made;
     nt_lib_pool.fn = fn, nt_lib_pool.arg = arg, nt_lib_pool.n = workers + 1;
     atomic_store(&nt_lib_pool.pending, nt_lib_pool.made);
+    atomic_store_explicit(&nt_lib_pool.cpu[0], nt_lib_cpu(), memory_order_relaxed);
     atomic_fetch_add(&nt_lib_pool.gen, 1);
     if (atomic_load(&nt_lib_pool.sleepers)) {
         mtx_lock(&nt_lib_pool.lock);
@@ -144,8 +180,11 @@ NT_LIB_POOL_API void nt_lib_parallel(int n, void (*fn)(void *, int), void *arg)
     fn(arg, 0);
     for (int t = workers + 1; t < n; t++) /* workers that could not be made */
         fn(arg, t);
-    while (atomic_load(&nt_lib_pool.pending) > 0)
-        nt_lib_relax();
+    for (long spins = 1; atomic_load(&nt_lib_pool.pending) > 0; spins++)
+        if (spins & 255)
+            nt_lib_relax();
+        else
+            nt_lib_share(0, nt_lib_pool.made);
     atomic_flag_clear(&nt_lib_pool.busy);
 }
 #endif

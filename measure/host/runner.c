@@ -28,7 +28,7 @@
  * every sum is exact in fp32 and C must equal the reference; then on A, B uniform in
  * [-1, 1], where an element is ok iff |c - ref| <= min(K u / (1 - K u), ~10 sqrt(K) u)
  * sum|a||b| (u = 2^-24; allowed() says why). Timed calls use the second inputs. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* sched_getcpu (the pool, appended) */
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>

@@ -223,9 +223,23 @@ if "$cc" -O2 -std=c11 -Wall -Wextra -Werror "$src/tests/cli/lib_props.c" $flags 
     has "properties" "$out" "1000 cases, 0 failed"
     # the two-thread kernels on one thread, as the dispatcher runs them where
     # starting threads costs more than they save
-    out=$(NPU_TUNE_GEMM_THREADS=1 "$work/props" 300)
+    out=$(NPU_TUNE_GEMM_THREADS=1 NPU_TUNE_GEMM_STATS=1 "$work/props" 300 2>"$work/one.err")
     same "properties, one thread" "$?" 0
     has "properties, one thread" "$out" "300 cases, 0 failed"
+    has "one thread: none threaded" "$(grep ' sgemm:' "$work/one.err")" "; 0 on several threads"
+    # OMP_NUM_THREADS caps the threads as NPU_TUNE_GEMM_THREADS does; so do the CPUs the
+    # process may run on: two threads on one CPU would take turns at it
+    OMP_NUM_THREADS=1 NPU_TUNE_GEMM_STATS=1 "$work/props" 100 >/dev/null 2>"$work/omp.err"
+    has "OMP_NUM_THREADS=1: none threaded" "$(grep ' sgemm:' "$work/omp.err")" "; 0 on several threads"
+    if [ "$(nproc)" -ge 2 ]; then
+        if [[ $(grep ' sgemm:' "$work/props.err") =~ \ ([1-9][0-9]*)\ on\ several\ threads ]]; then ok; else
+            bad "threaded calls: '$(grep ' sgemm:' "$work/props.err")'"
+        fi
+        if command -v taskset >/dev/null; then
+            NPU_TUNE_GEMM_STATS=1 taskset -c 0 "$work/props" 100 >/dev/null 2>"$work/cpu.err"
+            has "one CPU: none threaded" "$(grep ' sgemm:' "$work/cpu.err")" "; 0 on several threads"
+        fi
+    fi
     # callers on four threads at once; the pool's workers asleep between calls
     out=$("$work/props" 400 4)
     same "properties, four callers" "$?" 0
