@@ -596,11 +596,15 @@ static void NT_(direct)(int M, int N, int K, const float *A, ptrdiff_t lda, cons
 
 /* One thread's share of C (M x N, pointers already offset). The no-pack
  * family computes its whole column panels of an untransposed call in place,
- * the packing code the rest. A no-pack kernel with k blocks (KC < K) streams
- * B's rows, where a vector split across two cache lines costs a second access
- * and a column panel packed costs a strided walk down B: it computes every
- * column in place (N >= NR), its tiles overlapping at the edges, and, when
- * its tiles and B's rows are whole lines, its whole tiles from a line on. */
+ * the packing code the rest. Where its tiles and B's rows are whole cache
+ * lines but B is not on a line, a tile's row of B spans one line more than it
+ * would (a third more or half as many again for tiles of 3 or 2 lines), which
+ * costs most where B comes from beyond L1: it then computes its whole tiles
+ * from a line on and the columns before and after by tiles overlapping them,
+ * where that costs little: with k blocks (KC < K: B's rows streamed, and a
+ * column panel packed would cost a strided walk down B; every column in
+ * place, N >= NR), or when the two more tiles add at most an eighth to a row
+ * of them. */
 static void NT_(part)(int M, int N, int K, const NT_(in) *A, ptrdiff_t lda, const NT_(in) *B,
                       ptrdiff_t ldb, float *C, ptrdiff_t ldc, const NT_(op) *o)
 {
@@ -608,11 +612,15 @@ static void NT_(part)(int M, int N, int K, const NT_(in) *A, ptrdiff_t lda, cons
         return;
 #ifdef NT_NOPACK
     if (K > 0 && !o->ta && !o->tb) {
+        int head = 0;
+        if (NT_(NR) % 16 == 0 && ldb % 16 == 0 && (uintptr_t)B % sizeof *B == 0)
+            head = (int)((64 - (uintptr_t)B % 64) % 64 / sizeof *B);
         if (NT_(KC) < K && N >= NT_(NR)) {
-            int head = 0;
-            if (NT_(NR) % 16 == 0 && ldb % 16 == 0 && (uintptr_t)B % sizeof *B == 0)
-                head = (int)((64 - (uintptr_t)B % 64) % 64 / sizeof *B);
             NT_(direct)(M, N, K, A, lda, B, ldb, C, ldc, o, N - head >= NT_(NR) ? head : 0);
+            return;
+        }
+        if (head > 0 && N >= 16 * NT_(NR)) {
+            NT_(direct)(M, N, K, A, lda, B, ldb, C, ldc, o, head);
             return;
         }
         int whole = N / NT_(NR) * NT_(NR);
