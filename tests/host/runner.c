@@ -185,6 +185,17 @@ static void test_pool(void)
     CHECK_INT(finish(&s), 0);
 }
 
+/* The operands a kernel gets are placed where a caller's usually are: 16 bytes past
+ * a cache line. */
+static void test_placement(void)
+{
+    session s;
+    if (!CHECK(start(&s, (const char *[]){"7", "5", "3", "1", "fp32", kernels, "placed", NULL})))
+        return;
+    CHECK_STR(answer(&s), "V");
+    CHECK_INT(finish(&s), 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -198,5 +209,6 @@ int main(int argc, char **argv)
     test_verdicts();
     test_16();
     test_pool();
+    test_placement();
     return CHECK_DONE();
 }

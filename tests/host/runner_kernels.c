@@ -1,6 +1,7 @@
 /* runner_kernels.c — hand-written kernels for runner.c, built as a loadable
  * module: a right and a wrong fp32 kernel, one right only when it runs on the runner's
- * pool of threads, and a right one over bf16 bit patterns. */
+ * pool of threads, one right only on operands placed as malloc places a large block,
+ * and a right one over bf16 bit patterns. */
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,6 +15,8 @@ void wrong(int M, int N, int K, const float *A, int lda, const float *B, int ldb
 void good_bf16(int M, int N, int K, const uint16_t *A, int lda, const uint16_t *B, int ldb,
                float *C, int ldc);
 void pooled(int M, int N, int K, const float *A, int lda, const float *B, int ldb, float *C,
+            int ldc);
+void placed(int M, int N, int K, const float *A, int lda, const float *B, int ldb, float *C,
             int ldc);
 /* The runner's pool, as a generated kernel declares it (measure/host/compile.c). */
 void nt_lib_parallel(int, void (*)(void *, int), void *) __attribute__((weak));
@@ -69,6 +72,17 @@ void pooled(int M, int N, int K, const float *A, int lda, const float *B, int ld
     if (nt_lib_parallel && !pthread_equal(h.ran[0], h.ran[1]))
         return;
     wrong(M, N, K, A, lda, B, ldb, C, ldc);
+}
+
+/* C = A.B when A, B and C each start 16 bytes past a 64-byte line (where malloc
+ * puts a large block), else wrong. */
+void placed(int M, int N, int K, const float *A, int lda, const float *B, int ldb, float *C,
+            int ldc)
+{
+    if ((uintptr_t)A % 64 == 16 && (uintptr_t)B % 64 == 16 && (uintptr_t)C % 64 == 16)
+        good(M, N, K, A, lda, B, ldb, C, ldc);
+    else
+        wrong(M, N, K, A, lda, B, ldb, C, ldc);
 }
 
 /* The fp32 value of a bf16 bit pattern. */
