@@ -87,13 +87,16 @@ static inline int nt_lib_cpu(void)
 
 /* Lets another thread on this CPU run when one of the pool's does (or it
  * cannot be known): thread `id` (0: the caller) spinning, at most `made`
- * workers. */
+ * workers. The caller also lets one run while a worker has not yet started on
+ * the call (woken, or just made: Linux may have put it on this CPU). */
 static void nt_lib_share(int id, int made)
 {
     int cpu = nt_lib_cpu(), crowded = cpu < 0;
     atomic_store_explicit(&nt_lib_pool.cpu[id], cpu, memory_order_relaxed);
-    for (int i = 0; i <= made && !crowded; i++)
-        crowded = i != id && atomic_load_explicit(&nt_lib_pool.cpu[i], memory_order_relaxed) == cpu;
+    for (int i = 0; i <= made && !crowded; i++) {
+        int other = atomic_load_explicit(&nt_lib_pool.cpu[i], memory_order_relaxed);
+        crowded = i != id && (other == cpu || (id == 0 && other < 0));
+    }
     if (crowded)
         thrd_yield();
 }
@@ -106,12 +109,13 @@ static int nt_lib_spinning(double since)
     return now - since < nt_lib_spin || now < atomic_load(&nt_lib_pool.until);
 }
 
-/* Moves a new worker off the caller's CPU, where Linux starts a thread and
- * leaves it for 4 to 32 ms before it spreads them (seen on a 2-CPU VM): calls
- * meanwhile run their cells in turn on one CPU, and the start-up that the
- * library measures once, then, is the scheduler's (3.5 ms asleep, 9 us awake,
- * against 80 us and 2 us apart). Once only: pinned to the other CPUs for a
- * moment, then let free again, the worker stays where it went. */
+/* Moves a worker off the caller's CPU, where Linux starts a new thread, and
+ * may wake a sleeping one, and leaves it for 4 to 32 ms before it spreads them
+ * (seen on a 2-CPU VM): calls meanwhile run their cells in turn on one CPU,
+ * and the start-up that the library measures once, then, is the scheduler's
+ * (3.5 ms or 13 us asleep, 9 us awake, against 80 us and 2 us apart). Pinned to
+ * the other CPUs for a moment, then let free again, the worker stays where it
+ * went. At its start and at each wake-up. */
 static void nt_lib_leave_caller(void)
 {
 #if defined(__linux__) && defined(_GNU_SOURCE)
@@ -153,6 +157,7 @@ static int nt_lib_worker(void *p)
                 cnd_wait(&nt_lib_pool.wake, &nt_lib_pool.lock);
             atomic_fetch_sub(&nt_lib_pool.sleepers, 1);
             mtx_unlock(&nt_lib_pool.lock);
+            nt_lib_leave_caller(); /* woken where the caller runs, as Linux may */
             t0 = nt_lib_now(); /* a call, or roused: spin again */
         }
         seen = g;
