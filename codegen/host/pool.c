@@ -36,10 +36,10 @@ static double nt_lib_now(void)
  * call soon after the last starts at once, then sleeps until the next. One
  * call at a time: another caller meanwhile (a program's own threads) runs its
  * cells one after another on its own thread. A child of fork has none of its
- * parent's workers: the pool starts afresh there. A spinning thread gives up
- * its CPU now and then when another of the pool's threads is on the same one
- * (a process confined to fewer CPUs, or threads the scheduler has not yet
- * spread): spinning there would only keep the other from its work. */
+ * parent's workers: the pool starts afresh there. A worker that starts or
+ * wakes on the caller's CPU moves off it (nt_lib_leave_caller), and a spinning
+ * thread gives up its CPU now and then when another of the pool's threads is
+ * on the same one: spinning there would only keep the other from its work. */
 enum { NT_LIB_POOL_MAX = 256, NT_LIB_SPIN_US = 200 };
 static struct {
     mtx_t lock;
@@ -198,7 +198,6 @@ NT_LIB_POOL_API void nt_lib_parallel(int n, void (*fn)(void *, int), void *arg)
     int workers = n - 1 < nt_lib_pool.made ? n - 1 : nt_lib_pool.made;
     nt_lib_pool.fn = fn, nt_lib_pool.arg = arg, nt_lib_pool.n = workers + 1;
     atomic_store(&nt_lib_pool.pending, nt_lib_pool.made);
-    atomic_store_explicit(&nt_lib_pool.cpu[0], nt_lib_cpu(), memory_order_relaxed);
     atomic_fetch_add(&nt_lib_pool.gen, 1);
     if (atomic_load(&nt_lib_pool.sleepers)) {
         mtx_lock(&nt_lib_pool.lock);
