@@ -160,10 +160,13 @@ static void nt_lib_pool_rouse(double seconds)
  * the pool OpenMP's, which sleep between regions with OMP_WAIT_POLICY=passive),
  * or awake (the pool's workers spinning: a call soon after the last). Measured
  * on the calling thread's first threaded call: the median of five starts after
- * one that makes the threads; once per process. */
+ * one that makes the threads; once per process, unless NPU_TUNE_GEMM_START_US
+ * gave it. */
+static long nt_lib_start_ns[2] = {-1, -1}; /* asleep, awake; -1: not yet measured */
+
 static double nt_lib_start_cost(int n, int awake)
 {
-    static long cost_ns[2] = {-1, -1};
+    long *cost_ns = nt_lib_start_ns;
     long known = __atomic_load_n(&cost_ns[awake], __ATOMIC_ACQUIRE);
     if (known >= 0)
         return 1e-9 * (double)known;
@@ -337,6 +340,10 @@ __attribute__((constructor)) static void nt_lib_start(void)
     if (sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) < nt_lib_most)
         nt_lib_most = CPU_COUNT(&cpus);
 #endif
+    const char *start = getenv("NPU_TUNE_GEMM_START_US");
+    double start_us = start && *start ? strtod(start, &end) : -1;
+    if (start_us >= 0 && start_us <= 1e7 && *end == '\0')
+        nt_lib_start_ns[0] = nt_lib_start_ns[1] = (long)(start_us * 1e3);
 #ifdef NT_HOST_POOL
     const char *spin = getenv("NPU_TUNE_GEMM_SPIN_US");
     double us = spin && *spin ? strtod(spin, &end) : -1;
