@@ -9,6 +9,7 @@
  * other shape, NT_LIB_FP32_GENERAL (one thread), then pool.c (the kernels' threads)
  * and this file. */
 
+#include <limits.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -159,17 +160,25 @@ static void nt_lib_pool_rouse(double seconds)
  * (awake = 0: the pool's workers after their spin, waiting to be woken; without
  * the pool OpenMP's, which sleep between regions with OMP_WAIT_POLICY=passive),
  * or awake (the pool's workers spinning: a call soon after the last). Measured
- * on the calling thread's first threaded call: the median of five starts after
- * one that makes the threads; once per process, unless NPU_TUNE_GEMM_START_US
- * gave it. */
-static long nt_lib_start_ns[2] = {-1, -1}; /* asleep, awake; -1: not yet measured */
+ * on the calling thread's first threaded call, the median of five starts after
+ * one that makes the threads, and again 1, 2, 4 ... 256 s later, so that a
+ * process that measured it while the machine was busy does not keep the
+ * figure (the estimate asleep sleeps for about 2 ms); unless
+ * NPU_TUNE_GEMM_START_US gave it. One thread measures at a time: another
+ * meanwhile takes the last figure, or none (0) before the first. */
+static long long nt_lib_start_ns[2] = {-1, -1}; /* asleep, awake; -1: not yet measured */
+static long long nt_lib_start_due[2];           /* nt_lib_now in ns when measured again */
+static int nt_lib_start_n[2];                   /* times measured; -1: given */
+static int nt_lib_start_busy[2];                /* a thread is measuring */
 
 static double nt_lib_start_cost(int n, int awake)
 {
-    long *cost_ns = nt_lib_start_ns;
-    long known = __atomic_load_n(&cost_ns[awake], __ATOMIC_ACQUIRE);
-    if (known >= 0)
+    long long known = __atomic_load_n(&nt_lib_start_ns[awake], __ATOMIC_ACQUIRE);
+    long long due = __atomic_load_n(&nt_lib_start_due[awake], __ATOMIC_RELAXED);
+    if (known >= 0 && (long long)(nt_lib_now() * 1e9) < due)
         return 1e-9 * (double)known;
+    if (__atomic_exchange_n(&nt_lib_start_busy[awake], 1, __ATOMIC_ACQUIRE))
+        return known >= 0 ? 1e-9 * (double)known : 0;
     double t[6];
     for (int r = 0; r < 6; r++) {
 #ifdef NT_HOST_POOL
@@ -195,7 +204,12 @@ static double nt_lib_start_cost(int n, int awake)
             double x = t[j];
             t[j] = t[j - 1], t[j - 1] = x;
         }
-    __atomic_store_n(&cost_ns[awake], (long)(t[3] * 1e9), __ATOMIC_RELEASE);
+    int times = nt_lib_start_n[awake]++;
+    double life = times < 8 ? (double)(1 << times) : 256.0;
+    long long due_ns = (long long)((nt_lib_now() + life) * 1e9);
+    __atomic_store_n(&nt_lib_start_due[awake], due_ns, __ATOMIC_RELAXED);
+    __atomic_store_n(&nt_lib_start_ns[awake], (long long)(t[3] * 1e9), __ATOMIC_RELEASE);
+    __atomic_store_n(&nt_lib_start_busy[awake], 0, __ATOMIC_RELEASE);
     return t[3];
 }
 
@@ -312,11 +326,34 @@ static void nt_lib_report(const char *name, const nt_lib_table *t)
     fprintf(stderr, " %ld on several threads\n", t->threaded);
 }
 
+/* The threads' start-up the library last took, asleep and awake, and how it
+ * came by it (nothing when it never needed one). */
+static void nt_lib_report_start(void)
+{
+    if (!nt_lib_start_n[0] && !nt_lib_start_n[1])
+        return;
+    fprintf(stderr, "npu_tune_gemm: start-up:");
+    for (int awake = 0; awake < 2; awake++) {
+        int times = nt_lib_start_n[awake];
+        const char *state = awake ? "awake" : "asleep";
+        fputs(awake ? ", " : " ", stderr);
+        if (times == 0)
+            fprintf(stderr, "not measured %s", state);
+        else if (times < 0)
+            fprintf(stderr, "%.1f us %s (given)", 1e-3 * (double)nt_lib_start_ns[awake], state);
+        else
+            fprintf(stderr, "%.1f us %s (measured %d time%s)",
+                    1e-3 * (double)nt_lib_start_ns[awake], state, times, times == 1 ? "" : "s");
+    }
+    fputc('\n', stderr);
+}
+
 __attribute__((destructor)) static void nt_lib_end(void)
 {
     if (!nt_lib_counting)
         return;
     nt_lib_report("sgemm", &nt_lib_s);
+    nt_lib_report_start();
 #ifdef NT_LIB_BF16
     nt_lib_report("sbgemm", &nt_lib_BF16);
 #endif
@@ -343,7 +380,10 @@ __attribute__((constructor)) static void nt_lib_start(void)
     const char *start = getenv("NPU_TUNE_GEMM_START_US");
     double start_us = start && *start ? strtod(start, &end) : -1;
     if (start_us >= 0 && start_us <= 1e7 && *end == '\0')
-        nt_lib_start_ns[0] = nt_lib_start_ns[1] = (long)(start_us * 1e3);
+        for (int awake = 0; awake < 2; awake++) {
+            nt_lib_start_ns[awake] = (long long)(start_us * 1e3);
+            nt_lib_start_due[awake] = LLONG_MAX, nt_lib_start_n[awake] = -1;
+        }
 #ifdef NT_HOST_POOL
     const char *spin = getenv("NPU_TUNE_GEMM_SPIN_US");
     double us = spin && *spin ? strtod(spin, &end) : -1;

@@ -218,9 +218,18 @@ fi
 if "$cc" -O2 -std=c11 -Wall -Wextra -Werror "$src/tests/cli/lib_props.c" $flags -lgsl -lgslcblas -lm \
     -o "$work/props" 2>"$work/cc.err"; then
     ok
+    began=$(date +%s%N)
     out=$(NPU_TUNE_GEMM_STATS=1 "$work/props" 1000 2>"$work/props.err")
     same "properties" "$?" 0
+    took=$((($(date +%s%N) - began) / 1000000))
     has "properties" "$out" "1000 cases, 0 failed"
+    # the threads' start-up, measured at the first call that might take them and again
+    # 1, 2, 4 ... s later (a busy moment's figure does not stay)
+    startup=$(grep ' start-up:' "$work/props.err")
+    if [[ $startup =~ asleep\ \(measured\ ([0-9]+)\ times?\) ]] && [ "${BASH_REMATCH[1]}" -ge 1 ] &&
+        { [ "$took" -lt 2500 ] || [ "${BASH_REMATCH[1]}" -ge 2 ]; }; then ok; else
+        bad "start-up measured (run of $took ms): '$startup'"
+    fi
     # the two-thread kernels on one thread, as the dispatcher runs them where
     # starting threads costs more than they save
     out=$(NPU_TUNE_GEMM_THREADS=1 NPU_TUNE_GEMM_STATS=1 "$work/props" 300 2>"$work/one.err")
@@ -247,6 +256,8 @@ if "$cc" -O2 -std=c11 -Wall -Wextra -Werror "$src/tests/cli/lib_props.c" $flags 
     # a start-up longer than any of these calls keeps every one on one thread
     NPU_TUNE_GEMM_START_US=10000000 NPU_TUNE_GEMM_STATS=1 "$work/props" 100 >/dev/null 2>"$work/slow.err"
     has "long start-up: none threaded" "$(grep ' sgemm:' "$work/slow.err")" "; 0 on several threads"
+    has "long start-up: given" "$(grep ' start-up:' "$work/slow.err")" \
+        "start-up: 10000000.0 us asleep (given), 10000000.0 us awake (given)"
     unset NPU_TUNE_GEMM_START_US
     # callers on four threads at once; the pool's workers asleep between calls
     out=$("$work/props" 400 4)
