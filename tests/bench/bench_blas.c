@@ -421,6 +421,7 @@ static int usage(void)
     fprintf(stderr,
             "usage: bench_blas [--rounds N] --lib1 SO --lib2 SO [--direct SO] [--xsmm EXE] SHAPE...\n"
             "       bench_blas --driver SO SYMBOL SHAPE...\n"
+            "  --rounds        rounds of every library on every shape (1 to 15; 9)\n"
             "  --lib1, --lib2  libnpu_tune_gemm.so built from the 1-thread and the 1-or-2-thread table\n"
             "  --direct        the library's source built with blas_direct.c (the dispatcher's cost)\n"
             "  --xsmm          the libxsmm driver (bench_blas_xsmm)\n");
@@ -449,7 +450,7 @@ int main(int argc, char **argv)
         return drive(&c, s, n);
     }
     const char *lib[2] = {NULL, NULL}, *direct = NULL;
-    int rounds = 5, i = 1;
+    int rounds = 9, i = 1;
     for (; i < argc && strncmp(argv[i], "--", 2) == 0; i += 2) {
         if (i + 1 >= argc)
             return usage();
