@@ -223,12 +223,18 @@ if "$cc" -O2 -std=c11 -Wall -Wextra -Werror "$src/tests/cli/lib_props.c" $flags 
     same "properties" "$?" 0
     took=$((($(date +%s%N) - began) / 1000000))
     has "properties" "$out" "1000 cases, 0 failed"
-    # the threads' start-up, measured at the first call that might take them and again
-    # 1, 2, 4 ... s later (a busy moment's figure does not stay)
-    startup=$(grep ' start-up:' "$work/props.err")
-    if [[ $startup =~ asleep\ \(measured\ ([0-9]+)\ times?\) ]] && [ "${BASH_REMATCH[1]}" -ge 1 ] &&
-        { [ "$took" -lt 2500 ] || [ "${BASH_REMATCH[1]}" -ge 2 ]; }; then ok; else
-        bad "start-up measured (run of $took ms): '$startup'"
+    # the threads' start-up, measured at the first call that might take them (none where
+    # one CPU caps every call at one thread) and again 1, 2, 4 ... s later (a busy moment's
+    # figure does not stay): the more often measured of asleep and awake
+    if [ "$(nproc)" -ge 2 ]; then
+        startup=$(grep ' start-up:' "$work/props.err")
+        times=0
+        for n in $(sed -n 's/.*(measured \([0-9]*\) times\{0,1\}).*/\1/p' <<<"${startup//, /$'\n'}"); do
+            [ "$n" -gt "$times" ] && times=$n
+        done
+        if [ "$times" -ge 1 ] && { [ "$took" -lt 2500 ] || [ "$times" -ge 2 ]; }; then ok; else
+            bad "start-up measured (run of $took ms): '$startup'"
+        fi
     fi
     # the two-thread kernels on one thread, as the dispatcher runs them where
     # starting threads costs more than they save
