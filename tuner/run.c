@@ -407,8 +407,10 @@ static bool tune_problem(tn_session *r, size_t pi, plan *pl, char *err, size_t e
         tn_fits_rank(r->fits, pl->p, rank, pl->n);
     }
     const sp_kind_info *kind = sp_target_kind(ls_target(r->script));
+    size_t pick = (size_t)pl->pick;
     tn_search_args a = {.cands = rank, .n = pl->n, .budget = (size_t)tu->budget, .rng = rng,
-                        .band = kind->model_error, .clamp = kind->cuts_blocks ? pl->p : NULL};
+                        .band = kind->model_error, .clamp = kind->cuts_blocks ? pl->p : NULL,
+                        .pick = pl->n ? &pick : NULL};
     tn_search *srch = rank ? tn_search_open(tu->search, &a) : NULL;
     bool ok = srch != NULL;
     if (!ok)

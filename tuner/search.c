@@ -175,6 +175,7 @@ tn_search *tn_search_open(const char *name, const tn_search_args *a)
     s->rng = a->rng;
     s->band = a->band >= 0 && a->band <= 1 ? a->band : 0;
     s->best = TN_NONE;
+    s->pick = a->pick && *a->pick < a->n ? *a->pick : TN_NONE;
     size_t room = s->n ? s->n : 1;
     s->state = calloc(room, 1);
     s->value = malloc(room * sizeof *s->value);

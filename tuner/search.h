@@ -25,6 +25,9 @@ typedef struct {
                               * columns and depth there are, so that configs differing only
                               * in blocks past them run alike: the search measures one of
                               * them; NULL: every config is its own */
+    const size_t *pick;      /* NULL, or a candidate the model strategy's first batch holds
+                              * whatever the ranking: the script's model's pick, while the
+                              * search ranks by figures refitted to the run's measurements */
 } tn_search_args;
 
 typedef struct tn_search tn_search;

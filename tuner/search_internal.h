@@ -47,6 +47,7 @@ struct tn_search {
     size_t n;
     size_t budget;          /* min(args budget, n) */
     double band;            /* args band, 0 to 1 */
+    size_t pick;            /* args pick, TN_NONE without one */
     gsl_rng *rng;
     unsigned char *state;   /* TN_ASK_* per candidate */
     double *value;          /* told: the value, +inf when it failed */

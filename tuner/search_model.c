@@ -95,7 +95,7 @@ static int new_values(const tn_search *s, const size_t *idx, size_t k, size_t i)
  * place per family the batch leaves out goes to that family's best-ranked
  * (while at least one place is left): its error measured before the climb
  * commits. */
-static size_t first_batch(tn_search *s, model_state *m, size_t *idx, size_t want)
+static size_t spread(tn_search *s, model_state *m, size_t *idx, size_t want)
 {
     size_t best[NFAMILY], k = 0, npool = 0, pool[POOL];
     for (int f = 0; f < NFAMILY; f++)
@@ -147,6 +147,21 @@ static size_t first_batch(tn_search *s, model_state *m, size_t *idx, size_t want
     for (int f = 0; f < NFAMILY; f++)
         if (best[f] != TN_NONE && !in[f])
             idx[k++] = best[f];
+    return k;
+}
+
+/* The first batch: spread()'s, and the script's model's pick (s->pick)
+ * where the search ranks by other figures and spread() leaves it out: it
+ * takes the last of two or more places, so that the run's table weighs its
+ * best against a measured pick. */
+static size_t first_batch(tn_search *s, model_state *m, size_t *idx, size_t want)
+{
+    size_t k = spread(s, m, idx, want), p = s->pick;
+    if (p == TN_NONE || want < 2 || !tn__untried(s, p) || tn__kin_in(s, idx, k, p))
+        return k;
+    k = spread(s, m, idx, want - 1);
+    if (!tn__kin_in(s, idx, k, p))
+        idx[k++] = p;
     return k;
 }
 

@@ -467,6 +467,46 @@ static void test_model_spread(void)
     free_land(&l);
 }
 
+/* The script's model's pick, given while the search ranks by other figures:
+ * the last place of a first batch that leaves it out, none taken when the
+ * batch holds it or has one place, and not asked again once told. */
+static void test_model_pick(void)
+{
+    land l = make_land(64, 48, 80, 3, 3, TIED);
+    size_t idx[8], pick = l.n - 1, top = 0;
+    for (size_t i = 0; i < l.n; i++) /* the ranking's last is the script's pick */
+        l.cands[i].fig.est_cycles = 1000 + (double)i;
+    tn_search_args a = {.cands = l.cands, .n = l.n, .budget = 40, .pick = &pick};
+    tn_search *s = tn_search_open("model", &a);
+    CHECK_INT(tn_search_ask(s, idx, 8), 8);
+    for (size_t i = 0; i < 7; i++)
+        CHECK_INT(idx[i], i);
+    CHECK_INT(idx[7], pick);
+    for (size_t i = 0; i < 8; i++)
+        tn_search_tell(s, idx[i], 0, 0); /* all failed: the next batch is a first one */
+    CHECK_INT(tn_search_ask(s, idx, 8), 8);
+    for (size_t i = 0; i < 8; i++)
+        CHECK_INT(idx[i], 7 + i);
+    tn_search_close(s);
+    s = tn_search_open("model", &a);
+    CHECK_INT(tn_search_ask(s, idx, 1), 1); /* one place: the ranking's top */
+    CHECK_INT(idx[0], 0);
+    tn_search_close(s);
+    a.pick = &top; /* the pick heads the ranking: the plain batch */
+    s = tn_search_open("model", &a);
+    CHECK_INT(tn_search_ask(s, idx, 8), 8);
+    for (size_t i = 0; i < 8; i++)
+        CHECK_INT(idx[i], i);
+    tn_search_close(s);
+    size_t past = l.n; /* out of range: no pick */
+    a.pick = &past;
+    s = tn_search_open("model", &a);
+    CHECK_INT(tn_search_ask(s, idx, 8), 8);
+    CHECK_INT(idx[7], 7);
+    tn_search_close(s);
+    free_land(&l);
+}
+
 static void test_find(void)
 {
     land l = make_land(64, 48, 80, 3, 3, BUMPY);
@@ -631,6 +671,7 @@ int main(void)
     test_model_stop();
     test_model_families();
     test_model_spread();
+    test_model_pick();
     test_find();
     test_rerank();
     test_finalists();
