@@ -50,7 +50,8 @@ static size_t make_jobs(const sp_problem *p, const sp_candidate *c, size_t n, hs
             out[i].status = MS_ILLEGAL;
             continue;
         }
-        jobs[nj] = (hs_job){.source = src, .symbol = syms[nj], .problem = p};
+        jobs[nj] = (hs_job){.source = src, .symbol = syms[nj], .problem = p,
+                            .threads = c[i].config.cores};
         idx[nj++] = i;
     }
     return nj;

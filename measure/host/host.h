@@ -48,13 +48,22 @@ void hs_target(const hs_info *h, sp_target *t);
 
 /* ---- kernels compiled, verified and timed (run.c, compile.c, runner.c) ---- */
 
-/* One host kernel to measure: C source defining `symbol` (see cg_host_source)
- * and the problem it is timed on. */
+/* One host kernel to measure: C source defining `symbol` (see cg_host_source),
+ * the problem it is timed on and the threads it runs on. */
 typedef struct {
     const char *source;   /* C source text */
     const char *symbol;
     const sp_problem *problem;
+    int threads;          /* 1: timed on the home CPU (hs_home_cpu); 0: not known */
 } hs_job;
+
+/* The CPU this process times its one-thread kernels on: the one its first
+ * caller ran on (so that two runs at once likely differ), fixed from then
+ * on, or -1 where that cannot be known. The CPUs of one machine need not be
+ * equal (on a VM one may be a few percent slower for every kernel); a
+ * runner whose kernels all run on one thread is pinned there, so that their
+ * timings differ by the kernels alone. */
+int hs_home_cpu(void);
 
 /* Compiles the jobs' sources with cc -O3 -march=native -fopenmp -shared
  * -fPIC (several per compiler invocation, invocations in parallel) into

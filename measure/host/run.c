@@ -1,10 +1,12 @@
 /* run.c — the host CPU harness: verifies and times compiled kernels, each in
  * its own runner, or a few finalists side by side in one. */
-#define _GNU_SOURCE /* strsignal, strdup */
+#define _GNU_SOURCE /* strsignal, strdup, sched_getcpu */
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,11 +222,34 @@ static int verdict(const char *line, ms_measurement *m)
     return 0;
 }
 
+/* See host.h. */
+int hs_home_cpu(void)
+{
+    static atomic_int home = -2; /* -2: not chosen yet */
+    int cpu = atomic_load(&home);
+    if (cpu != -2)
+        return cpu;
+    int here = sched_getcpu();
+    atomic_compare_exchange_strong(&home, &cpu, here >= 0 ? here : -1);
+    return atomic_load(&home);
+}
+
+/* The CPU a runner of jobs[0..k) is pinned to: the home CPU when every one
+ * runs on one thread, else -1 (its threads go where the scheduler puts them). */
+static int runner_cpu(const hs_job *const *jobs, size_t k)
+{
+    for (size_t i = 0; i < k; i++)
+        if (jobs[i]->threads != 1)
+            return -1;
+    return k ? hs_home_cpu() : -1;
+}
+
 /* Starts the runner on kernels so[0..k) (symbols sym[0..k), k <= 64) for
- * problem p: true with its pid and the parent's end of its socket in *fd;
- * false with the reason in why. */
+ * problem p, pinned to CPU cpu unless it is negative: true with its pid and
+ * the parent's end of its socket in *fd; false with the reason in why. */
 static bool runner_start(const char *runner, const char *const *so, const char *const *sym,
-                         size_t k, const sp_problem *p, pid_t *pid, int *fd, char *why, size_t len)
+                         size_t k, const sp_problem *p, int cpu, pid_t *pid, int *fd, char *why,
+                         size_t len)
 {
     if (!sp_cpu_computes(p->dtype)) {
         snprintf(why, len, "the host runs fp32, bf16 and fp16 kernels, not %s",
@@ -241,9 +266,13 @@ static bool runner_start(const char *runner, const char *const *so, const char *
     snprintf(dims[1], sizeof dims[1], "%lld", (long long)p->N);
     snprintf(dims[2], sizeof dims[2], "%lld", (long long)p->K);
     snprintf(dims[3], sizeof dims[3], "%lld", (long long)(p->batch > 0 ? p->batch : 1));
-    char *argv[6 + 2 * 64 + 1];
+    char pin[24];
+    snprintf(pin, sizeof pin, "-c%d", cpu);
+    char *argv[7 + 2 * 64 + 1];
     int argc = 0;
     argv[argc++] = (char *)runner;
+    if (cpu >= 0)
+        argv[argc++] = pin;
     for (int d = 0; d < 4; d++)
         argv[argc++] = dims[d];
     argv[argc++] = (char *)sp_dtype_name(p->dtype); /* fp32, or bf16 / fp16 storage */
@@ -276,8 +305,8 @@ static void run_job(const char *runner, const char *so, const hs_job *j, double 
     pid_t pid;
     line_reader r = {.fd = -1};
     double start = bs_now(), deadline = start + timeout;
-    if (!runner_start(runner, &so, &j->symbol, 1, j->problem, &pid, &r.fd, m->detail,
-                      sizeof m->detail))
+    if (!runner_start(runner, &so, &j->symbol, 1, j->problem, runner_cpu(&j, 1), &pid, &r.fd,
+                      m->detail, sizeof m->detail))
         return;
     char line[512];
     const char *phase = "verifying";
@@ -440,15 +469,16 @@ bool hs_run(const hs_job *jobs, size_t n, const char *workdir, double timeout,
  * into out[at[i]]. The
  * runner's samples go to samples[i * MAX_SAMPLES ..], scratch after them. */
 static void side_by_side(const char *runner, const char *const *so, const char *const *sym,
-                         const size_t *at, size_t k, const sp_problem *p, double timeout,
-                         const hs_final_opts *o, double *samples, ms_measurement *out)
+                         const size_t *at, size_t k, const sp_problem *p, int cpu,
+                         double timeout, const hs_final_opts *o, double *samples,
+                         ms_measurement *out)
 {
     double *scratch = samples + k * MAX_SAMPLES, *in = scratch + MAX_SAMPLES;
     double start = bs_now(), deadline = start + timeout, budget = start + timeout / 2;
     pid_t pid;
     line_reader r = {.fd = -1};
     char why[sizeof out->detail];
-    if (!runner_start(runner, so, sym, k, p, &pid, &r.fd, why, sizeof why)) {
+    if (!runner_start(runner, so, sym, k, p, cpu, &pid, &r.fd, why, sizeof why)) {
         for (size_t i = 0; i < k; i++)
             snprintf(out[at[i]].detail, sizeof out[at[i]].detail, "%s", why);
         return;
@@ -576,6 +606,7 @@ bool hs_final_with(const hs_job *jobs, size_t n, const char *workdir, double tim
     char why[sizeof out->detail];
     const char *runner = hs_build_runner(b, why, sizeof why);
     const char *so[HS_FINAL_MAX], *sym[HS_FINAL_MAX];
+    const hs_job *run[HS_FINAL_MAX];
     size_t at[HS_FINAL_MAX], k = 0;
     for (size_t i = 0; i < n; i++) {
         const char *o = hs_build_object(b, i, out[i].detail, sizeof out[i].detail);
@@ -586,12 +617,13 @@ bool hs_final_with(const hs_job *jobs, size_t n, const char *workdir, double tim
         else {
             so[k] = o;
             sym[k] = jobs[i].symbol;
+            run[k] = &jobs[i];
             at[k++] = i;
         }
     }
     if (k)
-        side_by_side(runner, so, sym, at, k, jobs[at[0]].problem, timeout * (double)k, &o,
-                     samples, out);
+        side_by_side(runner, so, sym, at, k, jobs[at[0]].problem, runner_cpu(run, k),
+                     timeout * (double)k, &o, samples, out);
     hs_build_free(b);
     free(samples);
     return true;

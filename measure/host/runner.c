@@ -13,8 +13,9 @@
  * (the library runs a call on one thread where waking asleep workers would cost
  * more than they save). OMP_WAIT_POLICY does not apply.
  *
- * Protocol (usage: nt_runner M N K BATCH fp32|bf16|fp16 SO SYMBOL [SO SYMBOL ...]; its
- * stdin is a socket to the parent, its stdout and stderr are /dev/null): DTYPE fp32, or
+ * Protocol (usage: nt_runner [-cCPU] M N K BATCH fp32|bf16|fp16 SO SYMBOL [SO SYMBOL ...];
+ * its stdin is a socket to the parent, its stdout and stderr are /dev/null): -cCPU pins
+ * the runner to that CPU before anything else (where it cannot, it runs unpinned); DTYPE fp32, or
  * bf16 / fp16: A and B passed as bit patterns (uint16_t); at most 64 kernels.
  * It runs every kernel twice (below), then answers one line per kernel, in argv order:
  * "E why" (cannot load, symbol missing, out of memory), "W why" (wrong
@@ -34,6 +35,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -226,7 +228,7 @@ static long long arg(const char *s, long long lo, long long hi)
     char *end;
     errno = 0;
     long long v = strtoll(s, &end, 10);
-    if (errno || *end || v < lo || v > hi) {
+    if (errno || end == s || *end || v < lo || v > hi) {
         say("E bad argument '%s'", s);
         exit(2);
     }
@@ -342,11 +344,20 @@ static void serve(const work *w, int nk)
 int main(int argc, char **argv)
 {
     close_inherited();
+    if (argc > 1 && strncmp(argv[1], "-c", 2) == 0) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        long cpu = arg(argv[1] + 2, 0, CPU_SETSIZE - 1);
+        CPU_SET((int)cpu, &one);
+        sched_setaffinity(0, sizeof one, &one);
+        argv[1] = argv[0];
+        argv++, argc--;
+    }
     int nk = (argc - 6) / 2;
     int fp16 = argc > 5 && strcmp(argv[5], "fp16") == 0;
     int narrow = fp16 || (argc > 5 && strcmp(argv[5], "bf16") == 0); /* 16-bit A, B */
     if (argc < 8 || argc % 2 || nk > 64 || (strcmp(argv[5], "fp32") && !narrow)) {
-        say("E usage: nt_runner M N K BATCH fp32|bf16|fp16 SO SYMBOL [SO SYMBOL ...]");
+        say("E usage: nt_runner [-cCPU] M N K BATCH fp32|bf16|fp16 SO SYMBOL [SO SYMBOL ...]");
         return 2;
     }
     int M = (int)arg(argv[1], 0, INT_MAX), N = (int)arg(argv[2], 0, INT_MAX);

@@ -147,7 +147,8 @@ static size_t group_jobs(const rs_entry *const *rows, size_t n, size_t anchor, c
             status[i] = MS_ILLEGAL;
             continue;
         }
-        jobs[k] = (hs_job){.source = text, .symbol = syms[k], .problem = &rows[i]->problem};
+        jobs[k] = (hs_job){.source = text, .symbol = syms[k], .problem = &rows[i]->problem,
+                           .threads = rows[i]->config.cores};
         at[k++] = i;
     }
     return k;

@@ -79,7 +79,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_host_configs: cannot generate '%s': %s\n", argv[2 + i], why);
             return 1;
         }
-        jobs[i] = (hs_job){.source = text, .symbol = syms[i], .problem = &p};
+        jobs[i] = (hs_job){.source = text, .symbol = syms[i], .problem = &p, .threads = c.cores};
     }
     char workdir[] = "/tmp/nt_bench_configs_XXXXXX", err[256];
     if (!mkdtemp(workdir)) {

@@ -1,12 +1,13 @@
 /* run.c — the host harness on hand-written kernels: good ones are timed,
  * wrong, crashing, hanging and uncompilable ones get their status; the roofline. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* sched_getaffinity */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_sort.h>
 #include <math.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -329,7 +330,7 @@ static void large_k(void)
             const sp_problem *pi = &p[cases[i].dtype == SP_FP32 ? 0 : cases[i].dtype == SP_BF16 ? 1 : 2];
             jobs[i] = (hs_job){kernel16(cases[i].tmpl, cases[i].symbol, "", cases[i].fp16,
                                         cases[i].drop),
-                               cases[i].symbol, pi};
+                               cases[i].symbol, pi, 1};
         }
         char err[256];
         CHECK(hs_run(jobs, NCASE, workdir, 20, out, NULL, NULL, err, sizeof err));
@@ -373,7 +374,7 @@ static void generated_large_k(void)
             char *text = cg_host_text(&cfg[c], dtypes[d], sym[i], err, sizeof err);
             if (!CHECK(text != NULL))
                 fprintf(stderr, "  %s: %s\n", sym[i], err);
-            jobs[i] = (hs_job){text ? text : strdup(""), sym[i], &p[d]};
+            jobs[i] = (hs_job){text ? text : strdup(""), sym[i], &p[d], cfg[c].cores};
         }
     }
     CHECK(hs_run(jobs, NCFG * NDT, workdir, 20, out, NULL, NULL, err, sizeof err));
@@ -396,8 +397,8 @@ static int crowded_kernel(void)
     sp_problem square = {.name = "square", .M = 96, .N = 80, .K = 72, .batch = 1, .dtype = SP_FP32};
     ms_measurement out[2];
     char err[256];
-    hs_job cjobs[2] = {{kernel(crowded, "c_crowded", ""), "c_crowded", &square},
-                       {kernel(naive, "c_naive", ""), "c_naive", &square}};
+    hs_job cjobs[2] = {{kernel(crowded, "c_crowded", ""), "c_crowded", &square, 0},
+                       {kernel(naive, "c_naive", ""), "c_naive", &square, 1}};
     CHECK(hs_run(cjobs, 1, workdir, 10, out, NULL, NULL, err, sizeof err));
     show(cjobs[0].symbol, &out[0]);
     check_ok(&out[0], &square);
@@ -411,6 +412,52 @@ static int crowded_kernel(void)
     for (int i = 0; i < 2; i++)
         free((char *)cjobs[i].source);
     return CHECK_DONE();
+}
+
+/* Right only where its affinity holds just CPU HOME (a %d for snprintf). */
+static const char pinned[] =
+    "#define _GNU_SOURCE\n"
+    "#include <sched.h>\n"
+    "void SYMBOL" SIG "\n"
+    "{\n"
+    "    cpu_set_t s;\n"
+    "    int home = sched_getaffinity(0, sizeof s, &s) == 0 && CPU_COUNT(&s) == 1 &&\n"
+    "               CPU_ISSET(%d, &s);\n"
+    ROWS("0", "1")
+    "    if (!home)\n"
+    "        C[0] += 1;\n"
+    "}\n";
+
+/* One-thread kernels run pinned to the home CPU, alone and in a final;
+ * a runner with a kernel of other threads is not pinned. */
+static void pinning(void)
+{
+    cpu_set_t mine;
+    int home = hs_home_cpu();
+    CHECK(home >= 0 && home == hs_home_cpu());
+    CHECK(sched_getaffinity(0, sizeof mine, &mine) == 0 && CPU_ISSET(home, &mine));
+    char text[2048];
+    snprintf(text, sizeof text, pinned, home);
+    sp_problem p = {.name = "pinned", .M = 33, .N = 40, .K = 17, .batch = 1, .dtype = SP_FP32};
+    hs_job jobs[3] = {{kernel(text, "p_one", ""), "p_one", &p, 1},
+                      {kernel(text, "p_two", ""), "p_two", &p, 1},
+                      {kernel(text, "p_free", ""), "p_free", &p, 0}};
+    ms_measurement out[3];
+    char err[256];
+    CHECK(hs_run(jobs, 3, workdir, 10, out, NULL, NULL, err, sizeof err));
+    show("p_one", &out[0]);
+    check_ok(&out[0], &p);
+    /* where this process may use one CPU only, a free runner has it too */
+    ms_status free_status = CPU_COUNT(&mine) > 1 ? MS_WRONG : MS_OK;
+    CHECK_INT(out[2].status, free_status);
+    CHECK(hs_final(jobs, 2, workdir, 10, out, err, sizeof err));
+    check_ok(&out[0], &p);
+    check_ok(&out[1], &p);
+    CHECK(hs_final(jobs, 3, workdir, 10, out, err, sizeof err));
+    CHECK_INT(out[0].status, free_status);
+    CHECK_INT(out[2].status, free_status);
+    for (int i = 0; i < 3; i++)
+        free((char *)jobs[i].source);
 }
 
 /* No argument: the harness; --crowded: a busy kernel (a test of its own). */
@@ -467,9 +514,10 @@ int main(int argc, char **argv)
     hs_job jobs[NMIX + 1];
     ms_measurement out[NMIX + 1];
     for (int i = 0; i < NMIX; i++)
-        jobs[i] = (hs_job){kernel(mix[i].tmpl, mix[i].symbol, ""), mix[i].symbol, mix[i].p};
+        jobs[i] = (hs_job){kernel(mix[i].tmpl, mix[i].symbol, ""), mix[i].symbol, mix[i].p,
+                           mix[i].tmpl == blocked ? 0 : 1};
     /* A source that does not define the symbol it is measured under. */
-    jobs[NMIX] = (hs_job){kernel(naive, "k_other", ""), "k_absent", &square};
+    jobs[NMIX] = (hs_job){kernel(naive, "k_other", ""), "k_absent", &square, 1};
 
     int fds = open_fds();
     fflush(stdout);
@@ -512,9 +560,9 @@ int main(int argc, char **argv)
      * timed within the budget, the hang's runner and its grandchild die. */
     char pidfile[128];
     snprintf(pidfile, sizeof pidfile, "%s/hang.pid", workdir);
-    hs_job hjobs[3] = {{kernel(naive, "h_before", ""), "h_before", &tails},
-                       {kernel(hang, "h_hang", pidfile), "h_hang", &tails},
-                       {kernel(blocked, "h_after", ""), "h_after", &batched}};
+    hs_job hjobs[3] = {{kernel(naive, "h_before", ""), "h_before", &tails, 1},
+                       {kernel(hang, "h_hang", pidfile), "h_hang", &tails, 1},
+                       {kernel(blocked, "h_after", ""), "h_after", &batched, 0}};
     t0 = bs_now();
     CHECK(hs_run(hjobs, 3, workdir, 1.0, out, NULL, NULL, err, sizeof err));
     took = bs_now() - t0;
@@ -541,9 +589,9 @@ int main(int argc, char **argv)
     /* The final: two good kernels and a wrong one in one runner; the good
      * ones are timed side by side (the same rounds each), the wrong one is
      * caught by the same verification. */
-    hs_job fjobs[3] = {{kernel(naive, "f_naive", ""), "f_naive", &square},
-                       {kernel(wrong, "f_wrong", ""), "f_wrong", &square},
-                       {kernel(blocked, "f_blocked", ""), "f_blocked", &square}};
+    hs_job fjobs[3] = {{kernel(naive, "f_naive", ""), "f_naive", &square, 1},
+                       {kernel(wrong, "f_wrong", ""), "f_wrong", &square, 1},
+                       {kernel(blocked, "f_blocked", ""), "f_blocked", &square, 0}};
     t0 = bs_now();
     CHECK(hs_final(fjobs, 3, workdir, 10, out, err, sizeof err));
     printf("final of 3: %.2f s\n", bs_now() - t0);
@@ -585,7 +633,7 @@ int main(int argc, char **argv)
     CHECK(isnan(round_s[HS_FINAL_ROUNDS]) && isnan(round_s[2 * HS_FINAL_ROUNDS - 1]));
     /* ... each at its own job's row when a job before it does not compile
      * (it leaves the runner: the timed list's places are not the jobs') */
-    hs_job cjobs[2] = {{kernel(broken, "c_broken", ""), "c_broken", &square}, fjobs[2]};
+    hs_job cjobs[2] = {{kernel(broken, "c_broken", ""), "c_broken", &square, 1}, fjobs[2]};
     for (size_t i = 0; i < 2 * HS_FINAL_ROUNDS; i++)
         round_s[i] = -1;
     CHECK(hs_final_with(cjobs, 2, workdir, 10, &quick, out, err, sizeof err));
@@ -597,7 +645,7 @@ int main(int argc, char **argv)
     /* A kernel that crashes takes the final's runner down with it: every
      * finalist is marked, and the call returns. */
     free((char *)fjobs[1].source);
-    fjobs[1] = (hs_job){kernel(segfault, "f_segv", ""), "f_segv", &square};
+    fjobs[1] = (hs_job){kernel(segfault, "f_segv", ""), "f_segv", &square, 1};
     CHECK(hs_final(fjobs, 3, workdir, 10, out, err, sizeof err));
     for (int i = 0; i < 3; i++) {
         show(fjobs[i].symbol, &out[i]);
@@ -607,7 +655,7 @@ int main(int argc, char **argv)
     }
     /* A hang: every finalist times out within the time allowed (1 s each). */
     free((char *)fjobs[1].source);
-    fjobs[1] = (hs_job){kernel(hang, "f_hang", pidfile), "f_hang", &square};
+    fjobs[1] = (hs_job){kernel(hang, "f_hang", pidfile), "f_hang", &square, 1};
     t0 = bs_now();
     CHECK(hs_final(fjobs, 3, workdir, 1.0, out, err, sizeof err));
     took = bs_now() - t0;
@@ -633,10 +681,11 @@ int main(int argc, char **argv)
     CHECK(hs_busy(0.002, 0.004));
     large_k();
     generated_large_k();
+    pinning();
 
     /* Nothing to do; a work directory that cannot be made. */
     CHECK(hs_run(NULL, 0, workdir, 1, NULL, NULL, NULL, err, sizeof err));
-    hs_job one = {naive, "x", &square};
+    hs_job one = {naive, "x", &square, 1};
     CHECK(!hs_run(&one, 1, "/proc/nt_host_test/work", 1, out, NULL, NULL, err, sizeof err));
     CHECK(strstr(err, "/proc/nt_host_test") != NULL);
 

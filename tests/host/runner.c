@@ -89,7 +89,7 @@ static void one_line(const char *const *args, const char *expect, int code)
 static void test_usage(void)
 {
     static const char usage[] =
-        "E usage: nt_runner M N K BATCH fp32|bf16|fp16 SO SYMBOL [SO SYMBOL ...]";
+        "E usage: nt_runner [-cCPU] M N K BATCH fp32|bf16|fp16 SO SYMBOL [SO SYMBOL ...]";
     one_line((const char *[]){NULL}, usage, 2);
     one_line((const char *[]){"4", "4", "4", "1", "fp64", kernels, "good", NULL}, usage, 2);
     one_line((const char *[]){"4", "4", "4", "1", "fp32", kernels, NULL}, usage, 2);
@@ -97,6 +97,11 @@ static void test_usage(void)
              "E bad argument 'x'", 2);
     one_line((const char *[]){"4", "4", "4", "0", "fp32", kernels, "good", NULL},
              "E bad argument '0'", 2);
+    one_line((const char *[]){"-c", "4", "4", "4", "1", "fp32", kernels, "good", NULL},
+             "E bad argument ''", 2);
+    one_line((const char *[]){"-c-1", "4", "4", "4", "1", "fp32", kernels, "good", NULL},
+             "E bad argument '-1'", 2);
+    one_line((const char *[]){"-c0", "4", "4", "4", "1", "fp32", kernels, NULL}, usage, 2);
 }
 
 /* An object that is not there, a symbol that is not in it: each an "E" line. */
