@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,11 +253,38 @@ static bool run_round(contender *c, const shape *s, int n, int r, int threads, c
     return true;
 }
 
+/* The CPUs this bench may use, and the first of them: every one-thread run (and the
+ * processes it starts) goes there. A VM's CPUs need not be equal (on the one these
+ * figures come from, one is 3-8% slower for every library), and a process the
+ * scheduler puts on either would add that to the ratios. */
+static cpu_set_t all_cpus, first_cpu;
+static int first_cpu_id = -1;
+
+static void find_cpus(void)
+{
+    CPU_ZERO(&first_cpu);
+    if (sched_getaffinity(0, sizeof all_cpus, &all_cpus) != 0)
+        return;
+    for (int i = 0; i < CPU_SETSIZE && first_cpu_id < 0; i++)
+        if (CPU_ISSET(i, &all_cpus))
+            first_cpu_id = i;
+    if (first_cpu_id >= 0)
+        CPU_SET(first_cpu_id, &first_cpu);
+}
+
+/* Runs what follows (and what it starts) on the first CPU at one thread, else on all. */
+static void use_cpus(int threads)
+{
+    if (first_cpu_id >= 0)
+        sched_setaffinity(0, sizeof all_cpus, threads == 1 ? &first_cpu : &all_cpus);
+}
+
 /* Runs contenders c[0..nc) on the shapes in `rounds` rounds, each round in another
  * order (rotated by one), at `threads` under `policy`. */
 static bool run_rounds(contender *c, int nc, const shape *s, int n, int rounds, int threads,
                        const char *policy)
 {
+    use_cpus(threads);
     for (int i = 0; i < nc; i++)
         for (int j = 0; j < n; j++)
             for (int r = 0; r < MAXR; r++)
@@ -483,6 +511,10 @@ int main(int argc, char **argv)
     exe[len] = '\0';
     self_exe = exe;
 
+    find_cpus();
+    if (first_cpu_id >= 0)
+        printf("\nAt one thread every library (and the dispatcher's cost) runs on CPU %d.\n",
+               first_cpu_id);
     static char coreenv[NCORE][64], ctype[64];
     bool ok;
     const char *core = best_coretype("libopenblas.so.0", coreenv, &ok);
@@ -514,6 +546,7 @@ int main(int argc, char **argv)
             fflush(stdout);
         }
 
+    use_cpus(1);
     if (direct && !dispatcher_cost(direct, MAXR))
         return 1;
     return 0;
