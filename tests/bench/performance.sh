@@ -141,7 +141,10 @@ otherwise), the libraries in turn in each round, each a burst whose median call 
 sample. OpenBLAS runs with the core type fastest here (tried first), BLIS with
 BLIS_ARCH_TYPE=skx on AVX-512 CPUs (else Debian's BLIS takes generic kernels there) and its
 own choice elsewhere, libxsmm's JIT kernels (one thread) on the small shapes. At 1 and 2 threads,
-with OMP_WAIT_POLICY unset and passive; \"vs faster peer\" is the median of the per-round ratios
+with OMP_WAIT_POLICY unset and passive; at one thread every process runs on the first CPU
+the bench may use (this VM's two CPUs differ by 3-8% for every library, and a process the
+scheduler put on either would add that to the ratios); \"vs faster peer\" is the median of
+the per-round ratios
 of the faster peer's time to the library's (above 1: the library is faster). Last, the
 dispatcher's cost: nt_sgemm against the kernel of its 64x64x64 entry called directly,
 both in one process, a burst each in turn."
