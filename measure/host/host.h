@@ -59,10 +59,11 @@ typedef struct {
 
 /* The CPU this process times its one-thread kernels on: the one its first
  * caller ran on (so that two runs at once likely differ), fixed from then
- * on, or -1 where that cannot be known. The CPUs of one machine need not be
- * equal (on a VM one may be a few percent slower for every kernel); a
- * runner whose kernels all run on one thread is pinned there, so that their
- * timings differ by the kernels alone. */
+ * on, or -1: none (not known, or a timing there found it busy, hs_busy, as
+ * under another run pinned there: no more pinning then). The CPUs of one
+ * machine need not be equal (on a VM one may be a few percent slower for
+ * every kernel); a runner whose kernels all run on one thread is pinned
+ * there, so that their timings differ by the kernels alone. */
 int hs_home_cpu(void);
 
 /* Compiles the jobs' sources with cc -O3 -march=native -fopenmp -shared

@@ -222,16 +222,27 @@ static int verdict(const char *line, ms_measurement *m)
     return 0;
 }
 
+/* The home CPU (hs_home_cpu): -2 until chosen, -1 for none. */
+static atomic_int home = -2;
+
 /* See host.h. */
 int hs_home_cpu(void)
 {
-    static atomic_int home = -2; /* -2: not chosen yet */
     int cpu = atomic_load(&home);
     if (cpu != -2)
         return cpu;
     int here = sched_getcpu();
     atomic_compare_exchange_strong(&home, &cpu, here >= 0 ? here : -1);
     return atomic_load(&home);
+}
+
+/* After a timing on CPU cpu (-1: not pinned) that measurement m ended: a busy
+ * one there ends the pinning for the run (another process has that CPU, which
+ * the scheduler would have let the runner leave). */
+static void unpin_if_busy(int cpu, const ms_measurement *m)
+{
+    if (cpu >= 0 && m->busy)
+        atomic_store(&home, -1);
 }
 
 /* The CPU a runner of jobs[0..k) is pinned to: the home CPU when every one
@@ -305,8 +316,9 @@ static void run_job(const char *runner, const char *so, const hs_job *j, double 
     pid_t pid;
     line_reader r = {.fd = -1};
     double start = bs_now(), deadline = start + timeout;
-    if (!runner_start(runner, &so, &j->symbol, 1, j->problem, runner_cpu(&j, 1), &pid, &r.fd,
-                      m->detail, sizeof m->detail))
+    int cpu = runner_cpu(&j, 1);
+    if (!runner_start(runner, &so, &j->symbol, 1, j->problem, cpu, &pid, &r.fd, m->detail,
+                      sizeof m->detail))
         return;
     char line[512];
     const char *phase = "verifying";
@@ -351,6 +363,7 @@ static void run_job(const char *runner, const char *so, const hs_job *j, double 
             if (cap && w > 0 && (size_t)w < sizeof m->detail)
                 snprintf(m->detail + w, sizeof m->detail - (size_t)w, " (stopped at %s)", cap);
             mark_busy(m, waited, tsec);
+            unpin_if_busy(cpu, m);
             done = true;
         }
     }
@@ -552,6 +565,7 @@ static void side_by_side(const char *runner, const char *const *so, const char *
                        rounds, nlive - 1, nlive == 2 ? "" : "s", outliers, outliers == 1 ? "" : "s",
                        rel * 100);
             mark_busy(m, waited[i], spent[i]);
+            unpin_if_busy(cpu, m);
         } else if (!reaped) {
             m->status = MS_TIMEOUT;
             ms_set_detail(m, "the final's runner timed out after %g s while %s", timeout, phase);
