@@ -44,6 +44,26 @@ static void acc_name(char *buf, size_t n, int i, int v)
     snprintf(buf, n, "c%d_%d", i, v);
 }
 
+/* The end of a micro-kernel: rows [r0, r1) of its tile (nv vectors of w floats each)
+ * added to c when acc, then stored, each line after `in`. */
+static void emit_rows(FILE *f, int r0, int r1, int w, int nv, const char *in)
+{
+    char name[32];
+    fprintf(f, "%s    if (acc) {\n", in);
+    for (int i = r0; i < r1; i++)
+        for (int v = 0; v < nv; v++) {
+            acc_name(name, sizeof name, i, v);
+            fprintf(f, "%s        %s = NT_(vadd)(%s, NT_(vloadu)(c + %d * ldc + %d));\n", in, name,
+                    name, i, v * w);
+        }
+    fprintf(f, "%s    }\n", in);
+    for (int i = r0; i < r1; i++)
+        for (int v = 0; v < nv; v++) {
+            acc_name(name, sizeof name, i, v);
+            fprintf(f, "%s    NT_(vstoreu)(c + %d * ldc + %d, %s);\n", in, i, v * w, name);
+        }
+}
+
 /* A micro-kernel of one code path computing the first nv vectors of the
  * NR-wide tile (nv = NR/w: the full kernel NT_(ukr), else NT_(ukr_nv), for edge
  * tiles): one k step per iteration (B row loads, then per A row a broadcast
@@ -62,8 +82,9 @@ static void emit_ukr(FILE *f, int mr, int nr, int w, int nv, bool direct)
     if (direct) {
         snprintf(fn, sizeof fn, "NT_(dkr)");
         fputs("\n/* The no-pack micro-kernel: c[0..MR) x [0..NR) (row stride ldc) = (acc ? c : 0)\n"
-              " * + A rows a[i*lda + 0..kc) (i < rows <= MR; the rows past them repeat the last,\n"
-              " * for the caller to drop) . B read in place, kc rows of NR floats ldb apart. */\n", f);
+              " * + A rows a[i*lda + 0..kc) (i < rows <= MR) . B read in place, kc rows of NR\n"
+              " * floats ldb apart; only c's first `rows` rows are read and written. Where rows\n"
+              " * is a constant the rows past it cost nothing, else they repeat the last. */\n", f);
     } else if (nv == nr / w) {
         snprintf(fn, sizeof fn, "NT_(ukr)");
         fputs("\n/* The micro-kernel: c[0..MR) x [0..NR) (row stride ldc) = (acc ? c : 0) +\n"
@@ -116,19 +137,15 @@ static void emit_ukr(FILE *f, int mr, int nr, int w, int nv, bool direct)
         fputs("\n", f);
     }
     fputs("    }\n", f);
-    fputs("    if (acc) {\n", f);
-    for (int i = 0; i < mr; i++)
-        for (int v = 0; v < nv; v++) {
-            acc_name(name, sizeof name, i, v);
-            fprintf(f, "        %s = NT_(vadd)(%s, NT_(vloadu)(c + %d * ldc + %d));\n", name, name,
-                    i, v * w);
-        }
-    fputs("    }\n", f);
-    for (int i = 0; i < mr; i++)
-        for (int v = 0; v < nv; v++) {
-            acc_name(name, sizeof name, i, v);
-            fprintf(f, "    NT_(vstoreu)(c + %d * ldc + %d, %s);\n", i, v * w, name);
-        }
+    if (!direct)
+        emit_rows(f, 0, mr, w, nv, "");
+    for (int i = 0; direct && i < mr; i++) { /* the no-pack kernel: rows below `rows` */
+        if (i > 0)
+            fprintf(f, "    if (%d < rows) {\n", i);
+        emit_rows(f, i, i + 1, w, nv, i > 0 ? "    " : "");
+        if (i > 0)
+            fputs("    }\n", f);
+    }
     fputs("}\n", f);
 }
 

@@ -493,23 +493,29 @@ static void NT_(dpart)(int kc, const float *a, ptrdiff_t lda, int rows, const fl
 
 /* Where the including code lists shapes (a library's entries of this kernel,
  * codegen/library.c: #define NT_DENSE(X) X(M, N, K) ...): C (M x N) = A (M x K)
- * . B (K x N) (+ C when acc), all dense, in whole MR x NR tiles, by a loop that
- * each call below specializes for its constant shape (its trip counts and
- * strides), as a hand-written kernel for one shape would be. */
+ * . B (K x N) (+ C when acc), all dense, in whole NR-column tiles, by a loop that
+ * each call below specializes for its constant shape (its trip counts, strides
+ * and tile heights), as a hand-written kernel for one shape would be. The rows
+ * go in ceil(M / MR) tiles as even as they can be (64 rows of MR 6: 9 tiles of
+ * 6 and 2 of 5, where 10 of 6 and one of 4 would compute that one as one of 6). */
 static inline __attribute__((always_inline)) void NT_(dense)(int M, int N, int K, const float *A,
                                                              const float *B, float *C, int acc)
 {
-    for (int i = 0; i < M; i += NT_(MR))
+    int tiles = (M + NT_(MR) - 1) / NT_(MR), lo = M / tiles, more = M % tiles, i = 0;
+    for (int t = 0; t < more; t++, i += lo + 1) /* the taller tiles */
         for (int j = 0; j < N; j += NT_(NR))
-            NT_(dkr)(K, A + (ptrdiff_t)i * K, K, NT_(MR), B + j, N, C + (ptrdiff_t)i * N + j, N,
+            NT_(dkr)(K, A + (ptrdiff_t)i * K, K, lo + 1, B + j, N, C + (ptrdiff_t)i * N + j, N,
                      acc);
+    for (int t = more; t < tiles; t++, i += lo)
+        for (int j = 0; j < N; j += NT_(NR))
+            NT_(dkr)(K, A + (ptrdiff_t)i * K, K, lo, B + j, N, C + (ptrdiff_t)i * N + j, N, acc);
 }
 
 /* One listed shape: taken when the call has it, dense and untransposed, with
- * alpha 1 and beta 0 or 1, and the shape is whole tiles, in one k block, whose
- * A rows do not alias in L1d. */
+ * alpha 1 and beta 0 or 1, and the shape is whole NR-column tiles, in one k
+ * block, whose A rows do not alias in L1d. */
 #define NT_DENSE_CASE(m, n, k)                                                                   \
-    if ((m) % NT_(MR) == 0 && (n) % NT_(NR) == 0 && (k) % NT_(ALIAS) != 0 && (k) <= NT_(KC) &&  \
+    if ((n) % NT_(NR) == 0 && (k) % NT_(ALIAS) != 0 && (k) <= NT_(KC) &&                         \
         M == (m) && N == (n) && K == (k) && lda == (k) && ldb == (n) && ldc == (n) &&           \
         !o->ta && !o->tb && o->alpha == 1.0f && (o->beta == 0.0f || o->beta == 1.0f)) {         \
         if (o->beta == 0.0f)                                                                     \
@@ -565,8 +571,13 @@ static void NT_(direct)(int M, int N, int K, const float *A, ptrdiff_t lda, cons
                 float alpha = o->alpha, beta = p0 > 0 ? 1.0f : o->beta; /* later k blocks add */
                 int plain = alpha == 1.0f && (beta == 0.0f || beta == 1.0f), acc = beta != 0.0f;
                 const float *bk = B + (ptrdiff_t)p0 * ldb;
-                for (int i = i0; i < i1; i += NT_(MR)) {
-                    int rows = i1 - i < NT_(MR) ? i1 - i : NT_(MR);
+                /* the block's rows by tiles of MR, or where they can all go in tiles
+                 * of MR and MR - 1 rows (and are not a multiple of MR), by those (see
+                 * NT_(dense)) */
+                int tiles = (i1 - i0 + NT_(MR) - 1) / NT_(MR), lo = (i1 - i0) / tiles;
+                int even = lo == NT_(MR) - 1, more = (i1 - i0) % tiles;
+                for (int i = i0, t = 0, rows; i < i1; i += rows, t++) {
+                    rows = even && t >= more ? lo : i1 - i < NT_(MR) ? i1 - i : NT_(MR);
                     const float *a = A + (ptrdiff_t)i * lda + p0;
                     float *c = C + (ptrdiff_t)i * ldc;
                     if (ac) {
@@ -580,7 +591,9 @@ static void NT_(direct)(int M, int N, int K, const float *A, ptrdiff_t lda, cons
                         NT_(dpart)(kk, a, la, rows, bk, ldb, c, ldc, alpha, beta, 0, head);
                     for (int j = j0; j < j1; j += NT_(NR))
                         if (plain && rows == NT_(MR))
-                            NT_(dkr)(kk, a, la, rows, bk + j, ldb, c + j, ldc, acc);
+                            NT_(dkr)(kk, a, la, NT_(MR), bk + j, ldb, c + j, ldc, acc);
+                        else if (plain && NT_(MR) > 1 && rows == NT_(MR) - 1)
+                            NT_(dkr)(kk, a, la, NT_(MR) - 1, bk + j, ldb, c + j, ldc, acc);
                         else
                             NT_(dpart)(kk, a, la, rows, bk + j, ldb, c + j, ldc, alpha, beta, 0,
                                        NT_(NR));

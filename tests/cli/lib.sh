@@ -24,9 +24,9 @@ command -v cmake >/dev/null || skip "cmake not found"
 
 # --- the tables: a CPU like this one's class, tuned by the model (fast, the same
 # everywhere): two-thread fp32 and bf16 entries, one-thread fp32 ones (64x64x64 again;
-# 12x64x33, whole 6x32 tiles; 12x64x12 and 12x32x32, whose dense operands have the
-# strides of a transposed one), which may also take the no-pack family, a GEMV-like one
-# with k blocks ---
+# 12x64x33, whole 6x32 tiles; 11x64x33, tiles of 6 and 5 rows; 12x64x12 and 12x32x32,
+# whose dense operands have the strides of a transposed one), which may also take the
+# no-pack family, a GEMV-like one with k blocks ---
 cat >"$work/two.lua" <<'LUA'
 target { name = "box", kind = "cpu", cores = 2, clock_mhz = 3000,
          simd_floats = 16, vregs = 32, fma_units = 2, load_ports = 2,
@@ -38,7 +38,7 @@ space { strategy = { "IS", "WS", "OS" }, m = { 24, 48, 96 }, n = { 32, 64, 128 }
         split = { "M", "N", "MN" } }
 tune { measure = "model", budget = 2, results = "two.csv", table = "two-table.csv" }
 LUA
-sed 's/"two"/"one"/; s/{64, 64, 64}, {65, 33, 17}, {200, 300, 100}/{9, 17, 33}, {64, 64, 64}, {33, 9, 65}, {12, 64, 33}, {12, 64, 12}, {12, 32, 32}, {1, 3000, 700}/
+sed 's/"two"/"one"/; s/{64, 64, 64}, {65, 33, 17}, {200, 300, 100}/{9, 17, 33}, {64, 64, 64}, {33, 9, 65}, {12, 64, 33}, {11, 64, 33}, {12, 64, 12}, {12, 32, 32}, {1, 3000, 700}/
      s/m = { 24, 48, 96 }, n = { 32, 64, 128 }, k = { 32, 64 }/m = { 6, 12, 48 }, n = { 16, 32, 64, 3008 }, k = { 4, 16, 32, 64 }/
      s/"4x16" }/"4x16", "1x64" }/
      s/cores = { 2 }/cores = { 1 }, pack = { true, false }/; s/two\.csv/one.csv/; s/two-table/one-table/' \
@@ -72,9 +72,11 @@ nopack=$(grep -c '^#define NT_NOPACK 1 ' "$work/lib/npu_tune_gemm.c")
 [ "$nopack" -ge 1 ] && ok || bad "lib: no no-pack kernel: $(cat "$work/one-table.csv")"
 # each no-pack kernel lists its entries' shapes, for a loop specialized to each
 same "lib no-pack shapes" "$(grep -c '^#define NT_DENSE(X) X(' "$work/lib/npu_tune_gemm.c")" "$nopack"
-# the transposed dense calls of lib_props reach a dense loop only if these two are listed
+# the transposed dense calls of lib_props reach a dense loop only if these two are listed,
+# and its tiles of 6 and 5 rows only if 11x64x33 is
 dense=$(grep '^#define NT_DENSE(X) ' "$work/lib/npu_tune_gemm.c")
 has "lib dense 12x64x12" "$dense" "X(12, 64, 12)"
+has "lib dense 11x64x33" "$dense" "X(11, 64, 33)"
 has "lib dense 12x32x32" "$dense" "X(12, 32, 32)"
 kblocks=$(grep -c '^    NT_(MC) = 6, NT_(NC) = 3008, NT_(KC) = 4,' "$work/lib/npu_tune_gemm.c")
 [ "$kblocks" -ge 1 ] && ok || bad "lib: no no-pack kernel with k blocks: $(cat "$work/one-table.csv")"
@@ -180,7 +182,7 @@ for f in libnpu_tune_gemm.a libnpu_tune_gemm.so; do
     [ -e "$work/lib/build/$f" ] && ok || bad "build: no $f"
 done
 lists=$(grep -E '^    X\(' "$work/lib/npu_tune_gemm.c" | sed 's| /\*.*||')
-same "lib entries" "$(grep -c . <<<"$lists")" 12
+same "lib entries" "$(grep -c . <<<"$lists")" 13
 has "lib two-thread entry" "$lists" "X(200, 300, 100, 2, NT_LIB_SPLIT_"
 has "lib later duplicate left out" "$(grep -c 'X(64, 64, 64' <<<"$lists")" 2
 # the .so exports the entry points and nothing of the kernels

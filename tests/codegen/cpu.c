@@ -10,7 +10,8 @@
 #include "codegen.h"
 
 /* The program compiled next to the generated kernels: runs every kernel on
- * edge and random shapes (tails, M/N/K of 1, thin, tall, K = 0, padded leading
+ * edge and random shapes (tails, rows a no-pack kernel tiles by MR and MR - 1, M/N/K
+ * of 1, thin, tall, K = 0, padded leading
  * dimensions) and compares with a double-precision reference. Arguments: the
  * number of random shapes per kernel. Exit status 0 when all match. */
 static const char checker_src[] =
@@ -168,7 +169,8 @@ static const char checker_src[] =
     "                                   {1, 37, 19}, {41, 1, 23}, {17, 29, 1}, {0, 0, 0},\n"
     "                                   {37, 83, 1024}, {29, 70, 2048}, {1, 3072, 9},\n"
     "                                   {2, 160, 37}, {3, 80, 5}, {1, 64, 3}, {7, 176, 1024},\n"
-    "                                   {5, 1024, 24}, {13, 800, 17}};\n"
+    "                                   {5, 1024, 24}, {13, 800, 17}, {11, 64, 9},\n"
+    "                                   {63, 96, 20}};\n"
     "    int failed = 0, shapes = 0;\n"
     "    for (int k = 0; k < nkernels; k++) {\n"
     "        int bad = 0;\n"
