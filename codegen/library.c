@@ -110,7 +110,8 @@ bool cg_lib_source(FILE *f, const cg_lib_entry *e, size_t n, const cg_lib_entry 
         ok = cg_host_source(f, &k->config, k->dtype, sym, err, errlen);
     }
     fputs("\n#pragma GCC visibility pop\n\n"
-          "/* The entries, by dtype: X(M, N, K, cores, split, mr, nr, seconds, kernel), and\n"
+          "/* The entries, by dtype: X(M, N, K, cores, split, mr, nr, seconds, kernel, dense\n"
+          " * loop or 0), and\n"
           " * the kernel of the shapes none suits. */\n",
           f);
     for (int d = 0; ok && d < SP_NDTYPE; d++) {
@@ -121,10 +122,13 @@ bool cg_lib_source(FILE *f, const cg_lib_entry *e, size_t n, const cg_lib_entry 
             const sp_config *c = &e[i].config;
             if (e[i].dtype != (sp_dtype)d)
                 continue;
-            fprintf(f, "    X(%lld, %lld, %lld, %d, NT_LIB_SPLIT_%s, %d, %d, %.6g, nt_lib_k%zu_ex) /* %s */ \\\n",
+            char dense[48] = "0"; /* the kernel's loop for listed dense shapes, if it has one */
+            if (c->nopack && d == SP_FP32)
+                snprintf(dense, sizeof dense, "nt_lib_k%zu_dense_call", kernel[i]);
+            fprintf(f, "    X(%lld, %lld, %lld, %d, NT_LIB_SPLIT_%s, %d, %d, %.6g, nt_lib_k%zu_ex, %s) /* %s */ \\\n",
                     (long long)e[i].M, (long long)e[i].N, (long long)e[i].K, (int)c->cores,
                     sp_split_name(c->split), c->mr, c->nr,
-                    e[i].seconds > 0 && e[i].seconds < 1e9 ? e[i].seconds : 0.0, kernel[i],
+                    e[i].seconds > 0 && e[i].seconds < 1e9 ? e[i].seconds : 0.0, kernel[i], dense,
                     e[i].origin ? e[i].origin : "");
         }
         fprintf(f, "    /* end */\n#define NT_LIB_%s_GENERAL nt_lib_general_%s_ex\n\n",

@@ -4,7 +4,8 @@
 /* codegen/library.c writes a library's source as its kernels (each host kernel with
  * NT_HOST_EX defined, so that it has the entry NT_(ex): alpha, beta, transposes,
  * a thread count), then for each dtype the list of its entries,
- *   #define NT_LIB_FP32(X) X(M, N, K, cores, split, mr, nr, seconds, kernel_ex) ...
+ *   #define NT_LIB_FP32(X) X(M, N, K, cores, split, mr, nr, seconds, kernel_ex, dense) ...
+ * (dense: the kernel's NT_(dense_call) for the fp32 no-pack family, else 0)
  * (NT_LIB_BF16, NT_LIB_FP16 when the tables tuned those dtypes) and the kernel for any
  * other shape, NT_LIB_FP32_GENERAL (one thread), then pool.c (the kernels' threads)
  * and this file. */
@@ -27,14 +28,18 @@ typedef struct {
     int M, N, K, cores, split, mr, nr;
     double seconds;
 } nt_lib_shape;
-#define NT_LIB_SHAPE(M, N, K, cores, split, mr, nr, seconds, fn) {M, N, K, cores, split, mr, nr, seconds},
-#define NT_LIB_FN(M, N, K, cores, split, mr, nr, seconds, fn) fn,
+#define NT_LIB_SHAPE(M, N, K, cores, split, mr, nr, seconds, fn, dense)                          \
+    {M, N, K, cores, split, mr, nr, seconds},
+#define NT_LIB_FN(M, N, K, cores, split, mr, nr, seconds, fn, dense) fn,
+#define NT_LIB_DENSE(M, N, K, cores, split, mr, nr, seconds, fn, dense) dense,
 
 /* The kernels' extended entries (see NT_(ex) in gemm.c), by the type of A and B. */
 typedef void nt_lib_sfn(int, int, int, int, int, float, const float *, int, const float *, int,
                         float, float *, int, int);
 typedef void nt_lib_hfn(int, int, int, int, int, float, const uint16_t *, int, const uint16_t *,
                         int, float, float *, int, int);
+/* A no-pack kernel's loops for its dense shapes (see NT_(dense_call) in gemm.c). */
+typedef int nt_lib_dfn(int, int, int, const float *, int, const float *, int, float *, int, int);
 
 /* Whether entry e's config leaves no thread idle on an M x N problem: its
  * threads over ceil(M / mr) x ceil(N / nr) micro-tiles (npu-tune's rule:
@@ -65,7 +70,8 @@ static const char *const nt_lib_how[NT_LIB_NHOW] = {"exact", "nearest", "general
  * that shape, else the legal one nearest by |ln M/M'| + |ln N/N'| + |ln K/K'|
  * (the product of the ratios, which orders the same; ties to the earlier),
  * else -1: the general kernel. *how says which. */
-static int nt_lib_find(const nt_lib_shape *e, int n, int M, int N, int K, int *how)
+static __attribute__((noinline)) int nt_lib_find(const nt_lib_shape *e, int n, int M, int N,
+                                                 int K, int *how)
 {
     int best = -1;
     double best_d = 0;
@@ -213,18 +219,16 @@ static double nt_lib_start_cost(int n, int awake)
     return t[3];
 }
 
-/* The threads entry e runs an M x N x K problem on: its own count, or one when
- * it has more than a call may take (nt_lib_most) or when what more threads save
+/* The threads entry e (of several threads, no more than a call may take) runs
+ * an M x N x K problem on: its own count, or one when what more threads save
  * cannot pay for starting them. The time on one thread is estimated from the
  * entry's tuned time, as if its threads had scaled perfectly (which favours
  * threads), scaled by the work; the threads are kept when they save more than
  * twice the start-up (nt_lib_start_cost: asleep or awake, as the pool's workers
  * are now; a call that runs on one thread while they sleep rouses them for the
  * calls that follow). */
-static int nt_lib_threads_of(const nt_lib_shape *e, int M, int N, int K)
+static __attribute__((noinline)) int nt_lib_threads_of(const nt_lib_shape *e, int M, int N, int K)
 {
-    if (e->cores <= 1 || e->cores > nt_lib_most)
-        return 1;
     if (e->seconds <= 0)
         return e->cores;
     double work = (double)M * N * K / ((double)e->M * e->N * e->K);
@@ -242,10 +246,15 @@ static int nt_lib_threads_of(const nt_lib_shape *e, int M, int N, int K)
     return 1;
 }
 
-/* The same for entry i of t, counting the calls on several threads. */
+/* The threads entry i of t runs an M x N x K problem on: one when it has one
+ * or more than a call may take (nt_lib_most), else nt_lib_threads_of's
+ * count; the calls on several threads counted. */
 static int nt_lib_threads(nt_lib_table *t, int i, int M, int N, int K)
 {
-    int n = nt_lib_threads_of(&t->e[i], M, N, K);
+    const nt_lib_shape *e = &t->e[i];
+    if (e->cores <= 1 || e->cores > nt_lib_most) /* here, for the one-thread calls */
+        return 1;
+    int n = nt_lib_threads_of(e, M, N, K);
     if (nt_lib_counting && n > 1)
         __atomic_fetch_add(&t->threaded, 1, __ATOMIC_RELAXED);
     return n;
@@ -255,6 +264,7 @@ static int nt_lib_threads(nt_lib_table *t, int i, int M, int N, int K)
 
 static const nt_lib_shape nt_lib_s_shape[] = {NT_LIB_FP32(NT_LIB_SHAPE){0, 0, 0, 0, 0, 0, 0, 0}};
 static nt_lib_sfn *const nt_lib_s_fn[] = {NT_LIB_FP32(NT_LIB_FN) NULL};
+static nt_lib_dfn *const nt_lib_s_dense[] = {NT_LIB_FP32(NT_LIB_DENSE) NULL};
 static nt_lib_table nt_lib_s = {nt_lib_s_shape, (int)(sizeof nt_lib_s_fn / sizeof *nt_lib_s_fn) - 1,
                                 {0}, 0};
 
@@ -271,11 +281,17 @@ static void nt_lib_sgemm(int ta, int tb, int M, int N, int K, float alpha, const
         return;
     }
     int i = nt_lib_pick(&nt_lib_s, M, N, K);
-    if (i < 0)
+    if (i < 0) {
         NT_LIB_FP32_GENERAL(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 1);
-    else
-        nt_lib_s_fn[i](ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
-                       nt_lib_threads(&nt_lib_s, i, M, N, K));
+        return;
+    }
+    int threads = nt_lib_threads(&nt_lib_s, i, M, N, K);
+    /* a one-thread call of a no-pack kernel's dense shape: its loop, called here */
+    if (threads == 1 && nt_lib_s_dense[i] && !ta && !tb && alpha == 1.0f &&
+        (beta == 0.0f || beta == 1.0f) &&
+        nt_lib_s_dense[i](M, N, K, A, lda, B, ldb, C, ldc, beta != 0.0f))
+        return;
+    nt_lib_s_fn[i](ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, threads);
 }
 
 NT_GEMM_API void nt_sgemm(int M, int N, int K, const float *A, int lda, const float *B, int ldb, float *C,
@@ -500,20 +516,14 @@ static void nt_lib_cblas_error(int row, int info, const char *form, int value)
         RowMajorStrg = 0;
 }
 
-/* Layout and transposes are the CBLAS enums (CblasRowMajor 101, CblasColMajor 102,
- * CblasNoTrans 111, CblasTrans 112, CblasConjTrans 113), passed as int. */
-NT_GEMM_API void cblas_sgemm(int layout, int transa, int transb, int M, int N, int K, float alpha,
-                 const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
+/* cblas_sgemm (below) past its most common call: the arguments checked as the
+ * reference checks them, then the call. Out of line, so that the common call
+ * keeps a small frame. */
+static __attribute__((noinline)) void nt_lib_cblas(int layout, int transa, int transb, int M,
+                                                  int N, int K, float alpha, const float *A,
+                                                  int lda, const float *B, int ldb, float beta,
+                                                  float *C, int ldc)
 {
-    /* The most common call, row-major and neither transposed, with the arguments
-     * nt_lib_check would pass (A is M x K, B K x N, C M x N, each lda, ldb, ldc
-     * at least its columns and 1), goes straight to the dispatcher. */
-    if (layout == NT_LIB_ROW && transa == NT_LIB_NOTRANS && transb == NT_LIB_NOTRANS && M >= 0 &&
-        N >= 0 && K >= 0 && lda >= (K > 1 ? K : 1) && ldb >= (N > 1 ? N : 1) &&
-        ldc >= (N > 1 ? N : 1)) {
-        nt_lib_sgemm(0, 0, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-        return;
-    }
     char la = nt_lib_letter(transa), lb = nt_lib_letter(transb);
     int row = layout == NT_LIB_ROW, ta, tb, info;
     if (!row && layout != NT_LIB_COL) {
@@ -541,4 +551,20 @@ NT_GEMM_API void cblas_sgemm(int layout, int transa, int transb, int M, int N, i
         }
         nt_lib_sgemm(tb, ta, N, M, K, alpha, B, ldb, A, lda, beta, C, ldc);
     }
+}
+
+/* Layout and transposes are the CBLAS enums (CblasRowMajor 101, CblasColMajor 102,
+ * CblasNoTrans 111, CblasTrans 112, CblasConjTrans 113), passed as int. */
+NT_GEMM_API void cblas_sgemm(int layout, int transa, int transb, int M, int N, int K, float alpha,
+                 const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
+{
+    /* The most common call, row-major and neither transposed, with the arguments
+     * nt_lib_check would pass (A is M x K, B K x N, C M x N, each lda, ldb, ldc
+     * at least its columns and 1), goes straight to the dispatcher. */
+    if (layout == NT_LIB_ROW && transa == NT_LIB_NOTRANS && transb == NT_LIB_NOTRANS && M >= 0 &&
+        N >= 0 && K >= 0 && lda >= (K > 1 ? K : 1) && ldb >= (N > 1 ? N : 1) &&
+        ldc >= (N > 1 ? N : 1))
+        nt_lib_sgemm(0, 0, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    else
+        nt_lib_cblas(layout, transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }

@@ -511,26 +511,28 @@ static inline __attribute__((always_inline)) void NT_(dense)(int M, int N, int K
             NT_(dkr)(K, A + (ptrdiff_t)i * K, K, lo, B + j, N, C + (ptrdiff_t)i * N + j, N, acc);
 }
 
-/* One listed shape: taken when the call has it, dense and untransposed, with
- * alpha 1 and beta 0 or 1, and the shape is whole NR-column tiles, in one k
- * block, whose A rows do not alias in L1d. */
+/* One listed shape: taken when the call has it, dense, and the shape is whole
+ * NR-column tiles, in one k block, whose A rows do not alias in L1d. */
 #define NT_DENSE_CASE(m, n, k)                                                                   \
-    if ((n) % NT_(NR) == 0 && (k) % NT_(ALIAS) != 0 && (k) <= NT_(KC) &&                         \
-        M == (m) && N == (n) && K == (k) && lda == (k) && ldb == (n) && ldc == (n) &&           \
-        !o->ta && !o->tb && o->alpha == 1.0f && (o->beta == 0.0f || o->beta == 1.0f)) {         \
-        if (o->beta == 0.0f)                                                                     \
-            NT_(dense)(m, n, k, A, B, C, 0);                                                     \
-        else                                                                                     \
+    if ((n) % NT_(NR) == 0 && (k) % NT_(ALIAS) != 0 && (k) <= NT_(KC) && M == (m) && N == (n) && \
+        K == (k) && lda == (k) && ldb == (n) && ldc == (n)) {                                    \
+        if (acc)                                                                                 \
             NT_(dense)(m, n, k, A, B, C, 1);                                                     \
+        else                                                                                     \
+            NT_(dense)(m, n, k, A, B, C, 0);                                                     \
         return 1;                                                                                \
     }
 
-/* Whether the call was one of the listed shapes, then computed (on one
- * thread) before anything else a call does: in a function of its own, so
- * that the general path's frame, spills and checks cost it nothing (inside
- * NT_(direct) they were 0.5% of a 64x64x64 call). */
-static int NT_(dense_call)(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
-                           float *C, int ldc, const NT_(op) *o)
+/* Whether C (M x N, ldc) = A (M x K, lda) . B (K x N, ldb) (+ C when acc),
+ * neither transposed, was one of the listed shapes, then computed on one
+ * thread: in a function of its own, so that the general path's frame, spills
+ * and checks cost it nothing (inside NT_(direct) they were 0.5% of a 64x64x64
+ * call), and one that a library's dispatcher calls itself for a call it may
+ * serve (blas.c), past the layers of NT_(ex) (0.4% more). */
+int NT_(dense_call)(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
+                    float *C, int ldc, int acc);
+int NT_(dense_call)(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
+                    float *C, int ldc, int acc)
 {
     NT_DENSE(NT_DENSE_CASE)
 #undef NT_DENSE_CASE
@@ -750,8 +752,9 @@ static void NT_(run)(int M, int N, int K, const NT_(in) *A, int lda, const NT_(i
                      float *C, int ldc, const NT_(op) *o, int threads)
 {
 #if NT_DTYPE == NT_FP32 && defined(NT_NOPACK) && defined(NT_DENSE)
-    if ((NT_SPLIT == NT_SERIAL || threads == 1) &&
-        NT_(dense_call)(M, N, K, A, lda, B, ldb, C, ldc, o))
+    if ((NT_SPLIT == NT_SERIAL || threads == 1) && !o->ta && !o->tb && o->alpha == 1.0f &&
+        (o->beta == 0.0f || o->beta == 1.0f) &&
+        NT_(dense_call)(M, N, K, A, lda, B, ldb, C, ldc, o->beta != 0.0f))
         return;
 #endif
 #if NT_SPLIT == NT_SERIAL

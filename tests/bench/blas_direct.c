@@ -3,7 +3,8 @@
 #include "npu_tune_gemm.c"
 
 /* Row-major C = A B by the kernel the dispatcher picks for the first call's
- * shape, called directly on every call (the pick made once, as by a caller
+ * shape (its loop for the shape when it is a one-thread no-pack kernel that
+ * has one), called directly on every call (the pick made once, as by a caller
  * that holds the kernel), on the entry's threads. */
 NT_GEMM_API void bench_direct_sgemm(int M, int N, int K, const float *A, int lda, const float *B,
                                     int ldb, float *C, int ldc);
@@ -17,7 +18,8 @@ void bench_direct_sgemm(int M, int N, int K, const float *A, int lda, const floa
     }
     if (pick < 0)
         NT_LIB_FP32_GENERAL(0, 0, M, N, K, 1.0f, A, lda, B, ldb, 0.0f, C, ldc, 1);
-    else
+    else if (nt_lib_s_shape[pick].cores > 1 || !nt_lib_s_dense[pick] ||
+             !nt_lib_s_dense[pick](M, N, K, A, lda, B, ldb, C, ldc, 0))
         nt_lib_s_fn[pick](0, 0, M, N, K, 1.0f, A, lda, B, ldb, 0.0f, C, ldc,
                           nt_lib_s_shape[pick].cores);
 }

@@ -183,6 +183,9 @@ for f in libnpu_tune_gemm.a libnpu_tune_gemm.so; do
 done
 lists=$(grep -E '^    X\(' "$work/lib/npu_tune_gemm.c" | sed 's| /\*.*||')
 same "lib entries" "$(grep -c . <<<"$lists")" 13
+# a no-pack entry names its kernel's loop for the dispatcher to call, a packing one none
+has "lib dense loop listed" "$(grep 'X(11, 64, 33,' <<<"$lists")" "_dense_call)"
+has "lib no dense loop" "$(grep 'X(200, 300, 100,' <<<"$lists")" ", 0)"
 has "lib two-thread entry" "$lists" "X(200, 300, 100, 2, NT_LIB_SPLIT_"
 has "lib later duplicate left out" "$(grep -c 'X(64, 64, 64' <<<"$lists")" 2
 # the .so exports the entry points and nothing of the kernels

@@ -194,15 +194,17 @@ int main(int argc, char **argv)
         thrd_join(t[i], NULL);
     /* each anchor as the most common call has it: row-major, dense, alpha 1, beta 0
      * and 1 (a library's own loop for its entries' shapes, codegen/library.c), and
-     * so with either operand transposed, which that loop must leave to the rest */
+     * so with either operand transposed, alpha 0.5 or beta 0.5, which that loop must
+     * leave to the rest */
+    static const float scale[][2] = {{1.0f, 0.0f}, {1.0f, 1.0f}, {0.5f, 0.0f}, {1.0f, 0.5f}};
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 24);
     for (size_t a = 0; a < sizeof anchors / sizeof *anchors; a++)
-        for (int b = 0; b < 2; b++)
+        for (size_t s = 0; s < sizeof scale / sizeof *scale; s++)
             for (int t = 0; t < 4; t++)
                 check_case(r, cases, 0, ROW, t & 1 ? TRANS : NOTRANS, t & 2 ? TRANS : NOTRANS,
-                           anchors[a][0], anchors[a][1], anchors[a][2], 1.0f, (float)b,
-                           (const int[3]){0, 0, 0});
+                           anchors[a][0], anchors[a][1], anchors[a][2], scale[s][0],
+                           scale[s][1], (const int[3]){0, 0, 0});
     gsl_rng_free(r);
     entry_points();
     fflush(stdout);
