@@ -23,6 +23,10 @@
 
 enum { MAXSHAPES = 32 };
 
+/* Seconds of calls a sample takes at least: a small shape's sample is the mean
+ * of a few consecutive calls (bench_burst_span), a large one's a single call. */
+static const double SPAN = 20e-6;
+
 typedef struct {
     int M, N, K;
 } shape;
@@ -93,7 +97,7 @@ static bool operands(shape s, gsl_rng *r, float **A, float **B, float **C)
     return true;
 }
 
-/* Times gemm on each shape (one burst of bench_burst) and prints "MxNxK seconds"
+/* Times gemm on each shape (one burst of bench_burst_span) and prints "MxNxK seconds"
  * per shape; a wrong result is an error. 0 ok, 1 error. */
 static int drive(call_ctx *c, const shape *s, int n)
 {
@@ -118,7 +122,7 @@ static int drive(call_ctx *c, const shape *s, int n)
             }
 #endif
             if (rc == 0) {
-                double t = bench_burst(call, c);
+                double t = bench_burst_span(call, c, SPAN);
                 if (!result_ok(c, r)) {
                     fprintf(stderr, "bench_blas: wrong result at %dx%dx%d\n", s[i].M, s[i].N,
                             s[i].K);
@@ -424,7 +428,7 @@ static bool dispatcher_cost(const char *so, int rounds)
     for (int i = 0; ok && i < rounds; i++)
         for (int w = 0; ok && w < 2; w++) {
             int j = (i + w) % 2;
-            t[j][i] = bench_burst(call, &c[j]);
+            t[j][i] = bench_burst_span(call, &c[j], SPAN);
             ok = result_ok(&c[j], r);
         }
     if (ok) {
