@@ -133,22 +133,22 @@ perturbed figures times 3% lognormal noise: the wall time of the command against
 (under 10 s), each fitted figure with its 95% interval against the figures the rows were
 made from, and the model's accuracy on the 2500 held-out rows before and after."
 [bench.blas]="The library of \`npu-tune lib\` against OpenBLAS, BLIS and libxsmm through \`cblas_sgemm\`:
-tests/bench/bench_blas.sh tunes the shapes of tests/bench/blas_bench.lua on this host (budget
-\`NPU_TUNE_BUDGET\`, default 12; at one thread, and at one or two threads per shape), builds a
-library from each table, then bench_blas times each library on each shape in a process of
-its own (a driver that loads it: a shape timed after others would find its operands placed
-otherwise), the libraries in turn in each round, each a burst whose median sample is the
-round's (a sample: one call, or for a call under 20 us the mean of as many consecutive calls
-as take 20 us, since the clock steps by 10 ns here). OpenBLAS runs with the core type fastest here (tried first), BLIS with
-BLIS_ARCH_TYPE=skx on AVX-512 CPUs (else Debian's BLIS takes generic kernels there) and its
-own choice elsewhere, libxsmm's JIT kernels (one thread) on the small shapes. At 1 and 2 threads,
-with OMP_WAIT_POLICY unset and passive; at one thread every process runs on the first CPU
-the bench may use (this VM's two CPUs differ by 3-8% for every library, and a process the
-scheduler put on either would add that to the ratios); \"vs faster peer\" is the median of
-the per-round ratios
-of the faster peer's time to the library's (above 1: the library is faster). Last, the
-dispatcher's cost: nt_sgemm against the kernel of its 64x64x64 entry called directly (its
-loop for that shape), both in one process, a burst each in turn."
+tests/bench/bench_blas.sh tunes the shapes of tests/bench/blas_bench.lua on this host
+(budget \`NPU_TUNE_BUDGET\`, default 12; at one thread, and at one or two threads per
+shape), builds a library from each table, then bench_blas times each library on each shape
+in a process of its own (a driver that loads it: a shape timed after others would find its
+operands placed otherwise), the libraries in turn in each round, each a burst whose median
+sample is the round's (a sample: one call, or for a call under 20 us the mean of as many
+consecutive calls as take 20 us, since the clock steps by 10 ns here). OpenBLAS runs with
+the core type fastest here (tried first), BLIS with BLIS_ARCH_TYPE=skx on AVX-512 CPUs (else
+Debian's BLIS takes generic kernels there) and its own choice elsewhere, libxsmm's JIT
+kernels (one thread) on the small shapes. At 1 and 2 threads, with OMP_WAIT_POLICY unset and
+passive; at one thread every process runs on the first CPU the bench may use (this VM's two
+CPUs differ by 3-8% for every library, and a process the scheduler put on either would add
+that to the ratios); \"vs faster peer\" is the median of the per-round ratios of the faster
+peer's time to the library's (above 1: the library is faster). Last, the dispatcher's cost:
+nt_sgemm against the kernel of its 64x64x64 entry called directly (its loop for that shape),
+both in one process, a burst each in turn."
 )
 # What a bench needs besides the build: a function that prints what is missing, or nothing.
 # Whether the loader knows library $1 (the cache read whole first: under pipefail, a
