@@ -289,7 +289,7 @@ static bool parse_field(const where *w, rs_field f, char *s, rs_entry *e)
     sp_problem *p = &e->problem;
     sp_config *c = &e->config;
     uint8_t v = 0;
-    int db;
+    int db = 0;
     switch (f) {
     case RS_PROBLEM:
         if (!text(w, f, s, NULL, SIZE_MAX))
