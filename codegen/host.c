@@ -137,14 +137,12 @@ static void emit_ukr(FILE *f, int mr, int nr, int w, int nv, bool direct)
         fputs("\n", f);
     }
     fputs("    }\n", f);
-    if (!direct)
-        emit_rows(f, 0, mr, w, nv, "");
-    for (int i = 0; direct && i < mr; i++) { /* the no-pack kernel: rows below `rows` */
-        if (i > 0)
-            fprintf(f, "    if (%d < rows) {\n", i);
-        emit_rows(f, i, i + 1, w, nv, i > 0 ? "    " : "");
-        if (i > 0)
-            fputs("    }\n", f);
+    /* the rows: all of them, or in the no-pack kernel row 0 and each row below `rows` */
+    emit_rows(f, 0, direct ? 1 : mr, w, nv, "");
+    for (int i = 1; direct && i < mr; i++) {
+        fprintf(f, "    if (%d < rows) {\n", i);
+        emit_rows(f, i, i + 1, w, nv, "    ");
+        fputs("    }\n", f);
     }
     fputs("}\n", f);
 }

@@ -268,6 +268,21 @@ static nt_lib_dfn *const nt_lib_s_dense[] = {NT_LIB_FP32(NT_LIB_DENSE) NULL};
 static nt_lib_table nt_lib_s = {nt_lib_s_shape, (int)(sizeof nt_lib_s_fn / sizeof *nt_lib_s_fn) - 1,
                                 {0}, 0};
 
+/* Row-major C (M x N) = alpha op(A) op(B) + beta C (M, N, K >= 1, alpha not 0)
+ * by fp32 entry i on `threads` threads: a one-thread call of a no-pack kernel's
+ * own shape, untransposed, alpha 1, beta 0 or 1, by the kernel's loop for it,
+ * else by the kernel's entry. */
+static inline void nt_lib_s_run(int i, int ta, int tb, int M, int N, int K, float alpha,
+                                const float *A, int lda, const float *B, int ldb, float beta,
+                                float *C, int ldc, int threads)
+{
+    if (threads == 1 && nt_lib_s_dense[i] && !ta && !tb && alpha == 1.0f &&
+        (beta == 0.0f || beta == 1.0f) &&
+        nt_lib_s_dense[i](M, N, K, A, lda, B, ldb, C, ldc, beta != 0.0f))
+        return;
+    nt_lib_s_fn[i](ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, threads);
+}
+
 /* Row-major C (M x N) = alpha op(A) op(B) + beta C with arguments a BLAS has
  * checked, by the kernel the dispatcher picks. */
 static void nt_lib_sgemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
@@ -285,13 +300,8 @@ static void nt_lib_sgemm(int ta, int tb, int M, int N, int K, float alpha, const
         NT_LIB_FP32_GENERAL(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 1);
         return;
     }
-    int threads = nt_lib_threads(&nt_lib_s, i, M, N, K);
-    /* a one-thread call of a no-pack kernel's dense shape: its loop, called here */
-    if (threads == 1 && nt_lib_s_dense[i] && !ta && !tb && alpha == 1.0f &&
-        (beta == 0.0f || beta == 1.0f) &&
-        nt_lib_s_dense[i](M, N, K, A, lda, B, ldb, C, ldc, beta != 0.0f))
-        return;
-    nt_lib_s_fn[i](ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, threads);
+    nt_lib_s_run(i, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+                 nt_lib_threads(&nt_lib_s, i, M, N, K));
 }
 
 NT_GEMM_API void nt_sgemm(int M, int N, int K, const float *A, int lda, const float *B, int ldb, float *C,

@@ -489,19 +489,29 @@ static void NT_(dpart)(int kc, const float *a, ptrdiff_t lda, int rows, const fl
         }
 }
 
+/* How the no-pack loops tile `rows` rows: ceil(rows / MR) tiles whose heights
+ * differ by at most one, the first *more of them *lo + 1 rows high, the rest
+ * *lo (64 rows of MR 6: 9 tiles of 6 and 2 of 5, where 10 of 6 and one of 4
+ * would compute that one as one of 6). Returns the tiles. */
+static inline int NT_(even_rows)(int rows, int *lo, int *more)
+{
+    int tiles = (rows + NT_(MR) - 1) / NT_(MR);
+    *lo = rows / tiles, *more = rows % tiles;
+    return tiles;
+}
+
 #ifdef NT_DENSE
 
 /* Where the including code lists shapes (a library's entries of this kernel,
  * codegen/library.c: #define NT_DENSE(X) X(M, N, K) ...): C (M x N) = A (M x K)
  * . B (K x N) (+ C when acc), all dense, in whole NR-column tiles, by a loop that
  * each call below specializes for its constant shape (its trip counts, strides
- * and tile heights), as a hand-written kernel for one shape would be. The rows
- * go in ceil(M / MR) tiles as even as they can be (64 rows of MR 6: 9 tiles of
- * 6 and 2 of 5, where 10 of 6 and one of 4 would compute that one as one of 6). */
+ * and tile heights, NT_(even_rows)), as a hand-written kernel for one shape
+ * would be. */
 static inline __attribute__((always_inline)) void NT_(dense)(int M, int N, int K, const float *A,
                                                              const float *B, float *C, int acc)
 {
-    int tiles = (M + NT_(MR) - 1) / NT_(MR), lo = M / tiles, more = M % tiles, i = 0;
+    int lo, more, tiles = NT_(even_rows)(M, &lo, &more), i = 0;
     for (int t = 0; t < more; t++, i += lo + 1) /* the taller tiles */
         for (int j = 0; j < N; j += NT_(NR))
             NT_(dkr)(K, A + (ptrdiff_t)i * K, K, lo + 1, B + j, N, C + (ptrdiff_t)i * N + j, N,
@@ -525,12 +535,10 @@ static inline __attribute__((always_inline)) void NT_(dense)(int M, int N, int K
 
 /* Whether C (M x N, ldc) = A (M x K, lda) . B (K x N, ldb) (+ C when acc),
  * neither transposed, was one of the listed shapes, then computed on one
- * thread: in a function of its own, so that the general path's frame, spills
- * and checks cost it nothing (inside NT_(direct) they were 0.5% of a 64x64x64
- * call), and one that a library's dispatcher calls itself for a call it may
- * serve (blas.c), past the layers of NT_(ex) (0.4% more). */
-int NT_(dense_call)(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
-                    float *C, int ldc, int acc);
+ * thread. The library's dispatcher (blas.c) calls it itself for a call it may
+ * serve, before NT_(ex) and its layers (which cost 0.8% of a 64x64x64 call),
+ * and it is a function of its own, so that the general path's frame, spills
+ * and checks cost it nothing (inside NT_(direct) they were 0.5%). */
 int NT_(dense_call)(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
                     float *C, int ldc, int acc)
 {
@@ -573,11 +581,12 @@ static void NT_(direct)(int M, int N, int K, const float *A, ptrdiff_t lda, cons
                 float alpha = o->alpha, beta = p0 > 0 ? 1.0f : o->beta; /* later k blocks add */
                 int plain = alpha == 1.0f && (beta == 0.0f || beta == 1.0f), acc = beta != 0.0f;
                 const float *bk = B + (ptrdiff_t)p0 * ldb;
-                /* the block's rows by tiles of MR, or where they can all go in tiles
-                 * of MR and MR - 1 rows (and are not a multiple of MR), by those (see
-                 * NT_(dense)) */
-                int tiles = (i1 - i0 + NT_(MR) - 1) / NT_(MR), lo = (i1 - i0) / tiles;
-                int even = lo == NT_(MR) - 1, more = (i1 - i0) % tiles;
+                /* the block's rows by tiles of MR, or where NT_(even_rows) makes
+                 * them all MR and MR - 1 rows high (they are not a multiple of MR),
+                 * by those */
+                int lo, more;
+                NT_(even_rows)(i1 - i0, &lo, &more);
+                int even = lo == NT_(MR) - 1;
                 for (int i = i0, t = 0, rows; i < i1; i += rows, t++) {
                     rows = even && t >= more ? lo : i1 - i < NT_(MR) ? i1 - i : NT_(MR);
                     const float *a = A + (ptrdiff_t)i * lda + p0;
@@ -751,12 +760,6 @@ static void NT_(cell)(void *job, int t)
 static void NT_(run)(int M, int N, int K, const NT_(in) *A, int lda, const NT_(in) *B, int ldb,
                      float *C, int ldc, const NT_(op) *o, int threads)
 {
-#if NT_DTYPE == NT_FP32 && defined(NT_NOPACK) && defined(NT_DENSE)
-    if ((NT_SPLIT == NT_SERIAL || threads == 1) && !o->ta && !o->tb && o->alpha == 1.0f &&
-        (o->beta == 0.0f || o->beta == 1.0f) &&
-        NT_(dense_call)(M, N, K, A, lda, B, ldb, C, ldc, o->beta != 0.0f))
-        return;
-#endif
 #if NT_SPLIT == NT_SERIAL
     (void)threads;
     NT_(part)(M, N, K, A, lda, B, ldb, C, ldc, o);

@@ -18,8 +18,7 @@ void bench_direct_sgemm(int M, int N, int K, const float *A, int lda, const floa
     }
     if (pick < 0)
         NT_LIB_FP32_GENERAL(0, 0, M, N, K, 1.0f, A, lda, B, ldb, 0.0f, C, ldc, 1);
-    else if (nt_lib_s_shape[pick].cores > 1 || !nt_lib_s_dense[pick] ||
-             !nt_lib_s_dense[pick](M, N, K, A, lda, B, ldb, C, ldc, 0))
-        nt_lib_s_fn[pick](0, 0, M, N, K, 1.0f, A, lda, B, ldb, 0.0f, C, ldc,
-                          nt_lib_s_shape[pick].cores);
+    else
+        nt_lib_s_run(pick, 0, 0, M, N, K, 1.0f, A, lda, B, ldb, 0.0f, C, ldc,
+                     nt_lib_s_shape[pick].cores);
 }
